@@ -1,0 +1,62 @@
+# citewise task file: `make demo` and `make test` work from a fresh clone with only Python 3.11.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO_INDEX ?= .citewise-demo
+PORT ?= 7860
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export GRADIO_ANALYTICS_ENABLED := False
+
+.PHONY: help install install-test chromium demo test test-fast lint bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+# torch first, from the CPU wheel: an unpinned torch (pulled in by sentence-transformers) is a multi-GB CUDA build.
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/activate pyproject.toml
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed  ## create .venv and install citewise
+
+install-test: $(VENV)/.installed-test chromium  ## install citewise with the test extras and Chromium
+
+chromium:  ## Debian's chromium for the browser tests (never `playwright install`)
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	  else echo "chromium not found and cannot apt-get install it: browser tests will be skipped"; fi; \
+	fi
+
+demo: install  ## index examples/profiles/ and open the chat at http://127.0.0.1:$(PORT)
+	$(BIN)/citewise index examples/profiles --index $(DEMO_INDEX)
+	$(BIN)/citewise serve --index $(DEMO_INDEX) --port $(PORT)
+
+# pytest exit code 5 means "no tests collected": not a failure of the product.
+test: install-test  ## run the whole test suite (slow tests included)
+	$(BIN)/python -m pytest -ra $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+test-fast: install-test  ## the suite without tests marked slow
+	$(BIN)/python -m pytest -ra -m "not slow" $(PYTEST_ARGS); rc=$$?; [ $$rc -eq 5 ] && exit 0; exit $$rc
+
+lint: install-test  ## ruff and mypy
+	$(BIN)/ruff check ingest index assistant tests bench
+	$(BIN)/mypy
+
+bench: install  ## speed and memory benchmarks; prints numbers and side-by-side ratios
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:  ## remove the venv, caches and the demo index
+	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -1,0 +1,115 @@
+"""The Python API: `Assistant.open(...)`, then `.ask`, `.search`, `.documents`, `.chunk`.
+
+An `Assistant` owns one open index and one embedder (loaded lazily, shared by every request), so a
+server or a batch of questions never reloads the model.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from index import (
+    DocRecord,
+    Embedder,
+    Hit,
+    IndexReport,
+    Searcher,
+    SentenceTransformerEmbedder,
+    Store,
+    StoredChunk,
+    index_paths,
+    remove_paths,
+)
+from index.build import Progress
+from index.embed import DEFAULT_MODEL
+
+from .answer import Answer, AnswerWriter, verify_citations
+from .extractive import ExtractiveWriter
+from .settings import Settings
+
+Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
+
+
+def make_embedder(model: str | None) -> Embedder:
+    return SentenceTransformerEmbedder(None if model in (None, DEFAULT_MODEL) else model)
+
+
+def build_index(
+    paths: Iterable[str | os.PathLike[str]],
+    index_dir: str | os.PathLike[str] | None = None,
+    *,
+    settings: Settings | None = None,
+    prune: bool = False,
+    progress: Progress | None = None,
+    embedder: Embedder | None = None,
+) -> tuple[Store, IndexReport]:
+    """Create or update the index at `index_dir` from files and folders."""
+    settings = settings or Settings()
+    directory = Path(index_dir) if index_dir else settings.index_dir()
+    embedder = embedder or make_embedder(settings.model)
+    store = Store.create(directory, embedder.name, embedder.dim)
+    report = index_paths(
+        paths, store, embedder, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
+        prune=prune, progress=progress,
+    )
+    return store, report
+
+
+class Assistant:
+    """Question in, cited `Answer` out, over one index."""
+
+    def __init__(self, store: Store, embedder: Embedder, writer: AnswerWriter | None = None,
+                 settings: Settings | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings or Settings()
+        self.searcher = Searcher(store, embedder)
+        self.writer: AnswerWriter = writer or ExtractiveWriter(embedder)
+        self._write_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, index_dir: str | os.PathLike[str] | None = None, *, settings: Settings | None = None,
+             writer: AnswerWriter | None = None) -> Assistant:
+        """Open the index at `index_dir` (default: `CITEWISE_INDEX`, then the user data dir)."""
+        settings = settings or Settings()
+        directory = Path(index_dir) if index_dir else settings.index_dir()
+        store = Store.open(directory)
+        # The index knows its embedder; a different --model is an error raised by Store.open.
+        if settings.model and settings.model != store.manifest.embedder:
+            store = Store.open(directory, settings.model)
+        return cls(store, make_embedder(store.manifest.embedder), writer, settings)
+
+    def search(self, query: str, k: int = 10) -> list[Hit]:
+        """The `k` best chunks for `query`, best first."""
+        return self.searcher.search(query, k)
+
+    def ask(self, question: str, history: Sequence[Turn] = ()) -> Answer:
+        """A cited answer to `question` from the indexed documents (or an abstention)."""
+        hits = self.search(question, self.settings.k)
+        return verify_citations(self.writer.write(question, hits), hits)
+
+    def documents(self) -> list[DocRecord]:
+        return self.store.documents()
+
+    def chunk(self, chunk_id: str) -> StoredChunk | None:
+        """The stored chunk `chunk_id` (text, doc, page, section), or None."""
+        return self.store.chunk(chunk_id)
+
+    def add(self, paths: Iterable[str | os.PathLike[str]], progress: Progress | None = None) -> IndexReport:
+        """Index more files into this assistant's index (incremental)."""
+        with self._write_lock:
+            return index_paths(paths, self.store, self.embedder, chunk_size=self.settings.chunk_size,
+                               chunk_overlap=self.settings.chunk_overlap, progress=progress)
+
+    def remove(self, paths: Iterable[str]) -> list[str]:
+        with self._write_lock:
+            return remove_paths(paths, self.store)
+
+
+def ask(question: str, index_dir: str | os.PathLike[str] | None = None) -> Answer:
+    """One-off question: opens the index, answers, returns the `Answer`."""
+    return Assistant.open(index_dir).ask(question)

@@ -1,0 +1,254 @@
+"""The `citewise` command. Each command parses, calls one library function and prints; library
+errors become `click.ClickException` here and nowhere else."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ingest import CitewiseError
+
+from .settings import Settings
+
+INDEX_HELP = "Index directory. Default: $CITEWISE_INDEX, else the user data dir."
+
+
+def index_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), envvar="CITEWISE_INDEX",
+        help=INDEX_HELP,
+    )(fn)
+
+
+def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CitewiseError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+    return wrapper
+
+
+def _dump(obj: Any) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
+
+
+def _open(index_dir: Path | None) -> Any:
+    from .api import Assistant
+
+    return Assistant.open(index_dir, settings=Settings(index=index_dir) if index_dir else None)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="citewise")
+@click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """citewise: answers about your own documents, every claim proven by an exact quote.
+
+    \b
+    Quick start:
+      citewise index ~/Documents/cvs
+      citewise ask "Who has worked on graph neural networks?"
+      citewise serve
+    """
+    logging.basicConfig(
+        level=[logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)],
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+
+
+@main.command("index")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@index_option
+@click.option("--model", help="Embedding model name or local path (default: the packaged all-MiniLM-L6-v2).")
+@click.option("--prune", is_flag=True, help="Remove indexed documents whose files under PATHS are gone.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@friendly_errors
+def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None, prune: bool, as_json: bool) -> None:
+    """Index files and folders (recursively): txt, md, pdf, docx, html.
+
+    Re-running on the same folder only embeds new or changed files.
+
+    \b
+    Example:
+      citewise index examples/profiles --index ./my-index
+    """
+    from tqdm import tqdm
+
+    from .api import build_index
+
+    settings = Settings(index=index_dir, model=model)
+    bar = tqdm(total=0, unit="file", desc="indexing", file=sys.stderr, disable=as_json or None)
+
+    def progress(done: int, total: int, current: str) -> None:
+        bar.total = total
+        bar.n = done
+        bar.set_postfix_str(Path(current).name if current else "", refresh=False)
+        bar.refresh()
+
+    store, report = build_index(paths, settings=settings, prune=prune, progress=progress)
+    bar.close()
+    if as_json:
+        _dump({
+            "index": str(store.path), "added": report.added, "updated": report.updated,
+            "unchanged": report.unchanged, "moved": [list(m) for m in report.moved], "removed": report.removed,
+            "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+            "documents": len(store.documents()), "chunks": sum(d.chunks for d in store.documents()),
+        })
+        return
+    for s in report.skipped:
+        click.echo(f"skipped {s.path}: {s.reason}", err=True)
+    click.echo(f"{report.summary(store)} ({store.path})")
+
+
+@main.command()
+@click.argument("query")
+@click.option("-k", "k", default=10, show_default=True, help="Number of chunks.")
+@index_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@friendly_errors
+def search(query: str, k: int, index_dir: Path | None, as_json: bool) -> None:
+    """Rank the indexed chunks for QUERY.
+
+    \b
+    Example:
+      citewise search "graph neural networks" -k 5
+    """
+    from .render import hits_text
+
+    hits = _open(index_dir).search(query, k)
+    if as_json:
+        _dump({"query": query, "hits": [h.to_dict() for h in hits]})
+    else:
+        click.echo(hits_text(hits))
+
+
+@main.command()
+@click.argument("question", required=False)
+@click.option("--questions", "questions_file", type=click.File("r"), help="Answer one question per line of FILE ('-' for stdin).")
+@index_option
+@click.option("--json", "as_json", is_flag=True, help="JSON (JSON lines with --questions).")
+@friendly_errors
+def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_json: bool) -> None:
+    """Answer QUESTION with numbered citations that quote your documents.
+
+    \b
+    Examples:
+      citewise ask "Where did Muhammed Fatih Balin do his PhD?"
+      citewise ask --questions questions.txt --json > answers.jsonl
+    """
+    from .render import answer_text
+
+    if (question is None) == (questions_file is None):
+        raise click.UsageError("give either a QUESTION or --questions FILE")
+    assistant = _open(index_dir)
+    if question is not None:
+        answer = assistant.ask(question)
+        if as_json:
+            _dump(answer.to_dict())
+        else:
+            click.echo(answer_text(answer))
+        return
+    for line in questions_file:
+        q = line.strip()
+        if not q:
+            continue
+        answer = assistant.ask(q)
+        if as_json:
+            click.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
+        else:
+            click.echo(f"Q: {q}\n{answer_text(answer)}\n")
+
+
+@main.command()
+@index_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@friendly_errors
+def docs(index_dir: Path | None, as_json: bool) -> None:
+    """List the indexed documents.
+
+    \b
+    Example:
+      citewise docs --json
+    """
+    assistant = _open(index_dir)
+    records = assistant.documents()
+    if as_json:
+        _dump([{k: d.to_dict()[k] for k in ("doc", "title", "owner", "pages", "chunks", "sha256")} for d in records])
+        return
+    for d in records:
+        owner = d.owner or "-"
+        click.echo(f"{d.doc}\n    title: {d.title} | owner: {owner} | pages: {d.pages or '-'} | chunks: {d.chunks}")
+    click.echo(f"{len(records)} documents, {sum(d.chunks for d in records)} chunks ({assistant.store.path})")
+
+
+@main.command()
+@click.argument("chunk_id")
+@index_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@friendly_errors
+def show(chunk_id: str, index_dir: Path | None, as_json: bool) -> None:
+    """Show the stored chunk CHUNK_ID (as printed by search and ask --json).
+
+    \b
+    Example:
+      citewise show 3f2a9c0d1e4b5a67
+    """
+    from .render import where
+
+    chunk = _open(index_dir).chunk(chunk_id)
+    if chunk is None:
+        raise click.ClickException(f"no chunk {chunk_id!r} in this index")
+    if as_json:
+        _dump(chunk.to_dict())
+    else:
+        click.echo(f"{where(chunk.doc, chunk.page, chunk.section)}  [{chunk.chunk_id}]\n\n{chunk.text}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@index_option
+@friendly_errors
+def remove(paths: tuple[str, ...], index_dir: Path | None) -> None:
+    """Remove documents (files, or everything under a folder) from the index.
+
+    \b
+    Example:
+      citewise remove ~/Documents/cvs/old-cv.pdf
+    """
+    removed = _open(index_dir).remove(paths)
+    for d in removed:
+        click.echo(f"removed {d}")
+    click.echo(f"{len(removed)} documents removed")
+
+
+@main.command()
+@index_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to your network.")
+@click.option("--port", default=7860, show_default=True, help="Port.")
+@friendly_errors
+def serve(index_dir: Path | None, host: str, port: int) -> None:
+    """Open the chat in your browser (Gradio), bound to 127.0.0.1 by default.
+
+    \b
+    Example:
+      citewise serve --index ./my-index --port 7860
+    """
+    from .ui import serve as run
+
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: binding {host}: anyone on your network can read your documents through citewise", err=True)
+    run(_open(index_dir), host=host, port=port)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

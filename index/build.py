@@ -1,0 +1,167 @@
+"""Indexing: paths in, an up-to-date index out.
+
+Files are discovered, compared by content hash with what the index holds, parsed, chunked and
+embedded in batches; each batch is one atomic write. Unchanged files cost a hash; a moved file
+(same content, old path gone) is re-pointed, not re-embedded. A file that fails to parse is
+reported and skipped; it never stops the batch and never touches what is already indexed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest import Chunk, Document, ParseError, Skipped, chunk_document, discover, load_document
+from ingest.chunk import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+
+from .embed import Embedder
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int, str], None]  # (files done, files total, current file)
+
+
+@dataclass
+class IndexReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    chunks_embedded: int = 0
+
+    def summary(self, store: Store) -> str:
+        docs = store.documents()
+        total_chunks = sum(d.chunks for d in docs)
+        parts = [f"{len(docs)} documents, {total_chunks} chunks in the index"]
+        parts.append(
+            f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
+            f"{len(self.moved)} moved, {len(self.removed)} removed, {len(self.skipped)} skipped"
+        )
+        return "; ".join(parts)
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def index_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    store: Store,
+    embedder: Embedder,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP,
+    prune: bool = False,
+    batch_chunks: int = 256,
+    progress: Progress | None = None,
+) -> IndexReport:
+    """Bring the index up to date with `paths` (files and folders, recursive).
+
+    With `prune`, indexed documents under the given folders whose files are gone are removed.
+    """
+    report = IndexReport()
+    files: list[Path] = []
+    for item in discover(paths):
+        if isinstance(item, Skipped):
+            report.skipped.append(item)
+        else:
+            files.append(item)
+    known = {d.doc: d for d in store.documents()}
+    by_sha: dict[str, list[str]] = {}
+    for d in known.values():
+        by_sha.setdefault(d.sha256, []).append(d.doc)
+
+    pending: list[tuple[Document, list[Chunk], int, bool]] = []
+    pending_chunks = 0
+
+    def flush() -> None:
+        nonlocal pending, pending_chunks
+        if not pending:
+            return
+        texts = [c.embed_text() for _, chunks, _, _ in pending for c in chunks]
+        vectors = embedder.embed_documents(texts)
+        with store.writer() as w:
+            pos = 0
+            for doc, chunks, size, is_update in pending:
+                w.add_document(doc, chunks, vectors[pos : pos + len(chunks)], size)
+                pos += len(chunks)
+                (report.updated if is_update else report.added).append(doc.path)
+        report.chunks_embedded += len(texts)
+        pending, pending_chunks = [], 0
+
+    moves: list[tuple[str, str]] = []
+    for n, path in enumerate(files, 1):
+        if progress:
+            progress(n - 1, len(files), str(path))
+        spath = str(path)
+        try:
+            sha = file_sha256(path)
+            size = path.stat().st_size
+        except OSError as exc:
+            report.skipped.append(Skipped(spath, exc.strerror or str(exc)))
+            continue
+        old = known.get(spath)
+        if old and old.sha256 == sha:
+            report.unchanged.append(spath)
+            continue
+        if old is None:
+            gone = [p for p in by_sha.get(sha, []) if not os.path.exists(p)]
+            if gone:
+                moves.append((gone[0], spath))
+                by_sha[sha].remove(gone[0])
+                continue
+        try:
+            doc = load_document(path)
+        except ParseError as exc:
+            report.skipped.append(Skipped(exc.path, exc.reason))
+            continue
+        chunks = chunk_document(doc, chunk_size, chunk_overlap)
+        pending.append((doc, chunks, size, old is not None))
+        pending_chunks += len(chunks)
+        if pending_chunks >= batch_chunks:
+            flush()
+    flush()
+    if progress:
+        progress(len(files), len(files), "")
+
+    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
+    present = {str(f) for f in files}
+    to_remove = []
+    if prune:
+        to_remove = [
+            d for d in known
+            if d not in present and not os.path.exists(d) and any(Path(d).is_relative_to(r) for r in roots)
+            and d not in {m[0] for m in moves}
+        ]
+    if moves or to_remove:
+        with store.writer() as w:
+            for old_path, new_path in moves:
+                w.move_document(old_path, new_path)
+                report.moved.append((old_path, new_path))
+            for d in to_remove:
+                w.remove_document(d)
+                report.removed.append(d)
+    return report
+
+
+def remove_paths(paths: Iterable[str], store: Store) -> list[str]:
+    """Remove the documents at `paths` (files, or every document under a folder) from the index."""
+    targets = [str(Path(p).resolve()) for p in paths]
+    docs = [d.doc for d in store.documents()]
+    gone = [d for d in docs if any(d == t or Path(d).is_relative_to(t) for t in targets)]
+    if gone:
+        with store.writer() as w:
+            for d in gone:
+                w.remove_document(d)
+    return gone

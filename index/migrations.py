@@ -1,0 +1,74 @@
+"""Numbered SQLite schema migrations. Append new ones; never edit one that has shipped."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    # Not executescript(): it COMMITs first, and migrations run inside the writer's transaction.
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def m001_create_tables(db: sqlite3.Connection) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE documents (
+            doc_id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            sha256 TEXT NOT NULL,
+            format TEXT NOT NULL,
+            title TEXT NOT NULL,
+            owner TEXT,
+            pages INTEGER,
+            n_chunks INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            indexed_at TEXT NOT NULL,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX documents_sha ON documents(sha256);
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,            -- the FAISS id, derived from chunk_id
+            chunk_id TEXT NOT NULL UNIQUE,
+            doc_id INTEGER NOT NULL REFERENCES documents(doc_id) ON DELETE CASCADE,
+            ord INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            page INTEGER,
+            section TEXT NOT NULL,
+            text TEXT NOT NULL,
+            context TEXT NOT NULL,
+            vector BLOB NOT NULL               -- float32 little-endian, normalised
+        );
+        CREATE INDEX chunks_doc ON chunks(doc_id, ord);
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables]
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        return 0
+    return int(row[0]) if row else 0
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Apply pending migrations inside the caller's transaction; returns the new version."""
+    version = schema_version(db)
+    if version > len(MIGRATIONS):
+        raise RuntimeError(
+            f"index schema version {version} is newer than this citewise ({len(MIGRATIONS)}): upgrade citewise"
+        )
+    for i, step in enumerate(MIGRATIONS[version:], start=version + 1):
+        step(db)
+        db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)", (str(i),))
+    return len(MIGRATIONS)

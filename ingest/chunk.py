@@ -1,0 +1,150 @@
+"""Structure-aware chunking.
+
+A chunk never crosses a section boundary and never splits a block (a paragraph or a list entry)
+when the block fits; consecutive blocks of one section are packed up to `size` characters. A
+block longer than `size` is split on sentence boundaries with about `overlap` characters repeated.
+Chunk text is always an exact slice `document.text[start:end]`, so quotes taken from a chunk are
+quotes of the document. Token-exact sizing is left out: characters are a close enough proxy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .document import Document
+
+DEFAULT_CHUNK_SIZE = 800
+DEFAULT_CHUNK_OVERLAP = 120
+
+
+@dataclass(frozen=True)
+class Chunk:
+    chunk_id: str  # content-derived: the same file content gives the same ids wherever it lives
+    doc: str  # source path
+    doc_sha256: str
+    ord: int  # position in the document
+    start: int  # [start, end) in the cleaned document text
+    end: int
+    text: str
+    page: int | None
+    section: str  # heading path joined with " > ", "" when the chunk is before any heading
+    title: str  # document title
+    owner: str | None
+
+    @property
+    def context(self) -> str:
+        """What retrieval sees besides the text: the document title, owner and section."""
+        parts = [self.title]
+        if self.owner and self.owner not in self.title:
+            parts.append(self.owner)
+        if self.section:
+            parts.append(self.section)
+        return " | ".join(parts)
+
+    def embed_text(self) -> str:
+        return f"{self.context}\n{self.text}"
+
+
+def chunk_id_for(doc_sha256: str, start: int, end: int) -> str:
+    return hashlib.sha1(f"{doc_sha256}:{start}:{end}".encode()).hexdigest()[:16]
+
+
+_BLOCK_SPLIT = re.compile(r"\n[ \t]*\n|\n(?=- )")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n")
+
+
+def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    pos = start
+    for m in _BLOCK_SPLIT.finditer(text, start, end):
+        if text[pos : m.start()].strip():
+            yield pos, m.start()
+        pos = m.end()
+    if text[pos:end].strip():
+        yield pos, end
+
+
+def _split_long(text: str, start: int, end: int, size: int, overlap: int) -> Iterator[tuple[int, int]]:
+    """Split `[start, end)` on sentence boundaries into pieces of at most ~`size` characters."""
+    bounds = [start] + [m.end() for m in _SENTENCE_END.finditer(text, start, end)] + [end]
+    bounds = sorted(set(bounds))
+    i = 0
+    while i < len(bounds) - 1:
+        j = i + 1
+        while j < len(bounds) - 1 and bounds[j + 1] - bounds[i] <= size:
+            j += 1
+        piece_end = bounds[j]
+        if piece_end - bounds[i] > size * 1.5:  # one huge "sentence": cut on whitespace
+            cut = text.rfind(" ", bounds[i] + size // 2, bounds[i] + size)
+            piece_end = cut if cut > bounds[i] else bounds[i] + size
+            yield bounds[i], piece_end
+            bounds.insert(i + 1, piece_end)
+            i += 1
+            continue
+        yield bounds[i], piece_end
+        if j >= len(bounds) - 1:
+            break
+        # Step back over whole sentences for the overlap, but always move forward.
+        k = j
+        while k - 1 > i and piece_end - bounds[k - 1] <= overlap:
+            k -= 1
+        i = k if k > i else j
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
+    text = doc.text
+    # Section boundaries partition the text (a top-level section ends where the next one starts).
+    cuts = sorted({0, len(text), *(s.start for s in doc.sections)})
+    spans: list[tuple[int, int]] = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        cur: tuple[int, int] | None = None
+        for bs, be in _blocks(text, a, b):
+            if be - bs > size:
+                if cur:
+                    spans.append(cur)
+                    cur = None
+                spans.extend(_split_long(text, bs, be, size, overlap))
+            elif cur and be - cur[0] <= size:
+                cur = (cur[0], be)
+            else:
+                if cur:
+                    spans.append(cur)
+                cur = (bs, be)
+        if cur:
+            spans.append(cur)
+    return [s for s in (_strip_span(text, a, b) for a, b in spans) if s[1] > s[0]]
+
+
+def chunk_document(
+    doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP
+) -> list[Chunk]:
+    """Split `doc` into chunks of about `size` characters that follow its sections and entries."""
+    chunks = []
+    for i, (start, end) in enumerate(chunk_spans(doc, size, overlap)):
+        section = doc.section_at(start)
+        chunks.append(
+            Chunk(
+                chunk_id=chunk_id_for(doc.sha256, start, end),
+                doc=doc.path,
+                doc_sha256=doc.sha256,
+                ord=i,
+                start=start,
+                end=end,
+                text=doc.text[start:end],
+                page=doc.page_at(start),
+                section=section.title if section else "",
+                title=doc.title,
+                owner=doc.owner,
+            )
+        )
+    return chunks

@@ -1,0 +1,69 @@
+"""The `Document`: one source file, parsed and cleaned, with its pages and sections.
+
+`text` is the cleaned text every chunk slices into; `char_map[i]` is the offset in the
+parsed source text (`source`) of cleaned character `i`, so a quote can be shown where it came from.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class PageSpan:
+    """Page `number` (1-based) covers cleaned text `[start, end)`."""
+
+    number: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading path (outermost first) covering cleaned text `[start, end)`."""
+
+    path: tuple[str, ...]
+    start: int
+    end: int
+
+    @property
+    def title(self) -> str:
+        return " > ".join(self.path)
+
+
+@dataclass(frozen=True)
+class Document:
+    path: str  # the source file's path as given by the user (resolved, absolute)
+    sha256: str  # of the file's bytes: the identity used for incremental indexing
+    format: str  # "text", "markdown", "pdf", "docx", "html"
+    title: str
+    text: str  # cleaned text
+    source: str = field(repr=False)  # parsed, uncleaned text
+    char_map: Sequence[int] = field(repr=False, default=())  # cleaned index -> source index
+    pages: tuple[PageSpan, ...] = ()
+    sections: tuple[Section, ...] = ()
+    owner: str | None = None  # the person the document is about, when it is clearly one person's
+
+    def page_at(self, offset: int) -> int | None:
+        """The page number holding cleaned offset `offset`, or None for unpaginated formats."""
+        if not self.pages:
+            return None
+        starts = [p.start for p in self.pages]
+        i = max(0, bisect.bisect_right(starts, offset) - 1)
+        return self.pages[i].number
+
+    def section_at(self, offset: int) -> Section | None:
+        """The innermost section holding `offset`, if any."""
+        best: Section | None = None
+        for s in self.sections:
+            if s.start <= offset < s.end and (best is None or len(s.path) >= len(best.path)):
+                best = s
+        return best
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """Map cleaned `[start, end)` back to the source text."""
+        if not self.char_map or start >= end:
+            return start, end
+        return self.char_map[start], self.char_map[end - 1] + 1
