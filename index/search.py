@@ -6,7 +6,7 @@ name from `MODES`, and "default" is what `citewise search` runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,12 +52,16 @@ def _to_hits(store: Store, scored: list[tuple[int, float]], k: int) -> list[Hit]
     return hits
 
 
-def dense_search(store: Store, embedder: Embedder, query: str, k: int = 10) -> list[Hit]:
-    """Nearest chunks by cosine similarity of the query embedding."""
-    return _to_hits(store, store.dense_search(embedder.embed_query(query), k), k)
+def dense_search(store: Store, embedder: Embedder, query: str, k: int = 10,
+                 docs: Collection[str] | None = None) -> list[Hit]:
+    """Nearest chunks by cosine similarity of the query embedding (only in `docs` when given)."""
+    q = embedder.embed_query(query)
+    scored = store.dense_search(q, k) if docs is None else store.dense_search_in(q, docs, k)
+    return _to_hits(store, scored, k)
 
 
-SearchFn = Callable[[Store, Embedder, str, int], list[Hit]]
+# (store, embedder, query, k, docs) -> hits; `docs` restricts the search to those document paths.
+SearchFn = Callable[[Store, Embedder, str, int, Collection[str] | None], list[Hit]]
 MODES: dict[str, SearchFn] = {"dense": dense_search, "default": dense_search}
 
 
@@ -68,11 +72,13 @@ class Searcher:
         self.store = store
         self.embedder = embedder
 
-    def search(self, query: str, k: int = 10, mode: str = "default") -> list[Hit]:
+    def search(self, query: str, k: int = 10, mode: str = "default",
+               docs: Collection[str] | None = None) -> list[Hit]:
+        """The `k` best chunks for `query`; `docs` (document paths) restricts where to look."""
         try:
             fn = MODES[mode]
         except KeyError:
             raise ValueError(f"unknown search mode {mode!r}; choose one of: {', '.join(sorted(MODES))}") from None
         if not query.strip():
             return []
-        return fn(self.store, self.embedder, query, k)
+        return fn(self.store, self.embedder, query, k, docs)

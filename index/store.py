@@ -287,6 +287,24 @@ class Store:
         scores, ids = index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), min(k, index.ntotal))
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
 
+    def dense_search_in(self, query: np.ndarray, docs: Iterable[str], k: int) -> list[tuple[int, float]]:
+        """Exact cosine search restricted to the chunks of `docs` (paths), from the stored vectors."""
+        paths = list(docs)
+        if not paths or k <= 0:
+            return []
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT c.id, c.vector FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
+                f" WHERE d.path IN ({','.join('?' * len(paths))})",
+                paths,
+            ).fetchall()
+        if not rows:
+            return []
+        vecs = np.vstack([np.frombuffer(r[1], dtype="<f4") for r in rows])
+        scores = vecs @ np.asarray(query, dtype=np.float32)
+        order = np.argsort(-scores)[:k]
+        return [(int(rows[i][0]), float(scores[i])) for i in order]
+
     # -- writing ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def writer(self, timeout: float = 0) -> Iterator[Writer]:
