@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .document import Document
+from .publications import parse_publications
 
 DEFAULT_CHUNK_SIZE = 800
 DEFAULT_CHUNK_OVERLAP = 120
@@ -101,25 +102,82 @@ def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _is_bullet(text: str, start: int) -> bool:
+    return text.startswith(("- ", "* ", "+ "), start)
+
+
+def _entries(text: str, blocks: list[tuple[int, int]], entry_starts: set[int]) -> list[list[tuple[int, int]]]:
+    """Group blocks into entries (one job, one degree, one paper with its abstract).
+
+    A new entry starts where a parsed publication starts, after a bullet list when a non-bullet
+    line follows (CVs: institution / place / degree / dates / bullets, then the next institution),
+    and after a long paragraph. This works when blank lines carry no signal (PDF text where every
+    line is its own paragraph) as well as for ordinary paragraphs.
+    """
+    groups: list[list[tuple[int, int]]] = []
+    for bs, be in blocks:
+        if groups:
+            ps, pe = groups[-1][-1]
+            starts_pub = any(bs <= s < be for s in entry_starts)
+            list_ended = _is_bullet(text, ps) and not _is_bullet(text, bs)
+            after_paragraph = pe - ps > _LONG_BLOCK and not _is_bullet(text, bs)
+            if not (starts_pub or list_ended or after_paragraph):
+                groups[-1].append((bs, be))
+                continue
+        groups.append([(bs, be)])
+    return groups
+
+
+_LONG_BLOCK = 250  # characters: a block this long is a paragraph, not a line of an entry head
+
+
+def _pack_blocks(text: str, blocks: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:
+    """Blocks packed up to `size`; a long block is split on sentences and takes the short blocks
+    just before it (an entry's head: date, title, authors) into its first piece."""
+    spans: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    for bs, be in blocks:
+        if be - bs > size:
+            start = bs
+            if cur and cur[1] - cur[0] <= size // 3:
+                start = cur[0]  # the head goes with the text it introduces
+            elif cur:
+                spans.append(cur)
+            cur = None
+            spans.extend(_split_long(text, start, be, size, overlap))
+        elif cur and be - cur[0] <= size:
+            cur = (cur[0], be)
+        else:
+            if cur:
+                spans.append(cur)
+            cur = (bs, be)
+    if cur:
+        spans.append(cur)
+    return spans
+
+
 def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
+    """Spans of `doc.text` for the chunks: entries whole when they fit, never across sections."""
     text = doc.text
+    entry_starts = {p.start for p in parse_publications(text)}
     # Section boundaries partition the text (a top-level section ends where the next one starts).
     cuts = sorted({0, len(text), *(s.start for s in doc.sections)})
     spans: list[tuple[int, int]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         cur: tuple[int, int] | None = None
-        for bs, be in _blocks(text, a, b):
-            if be - bs > size:
+        for entry in _entries(text, list(_blocks(text, a, b)), entry_starts):
+            es, ee = entry[0][0], entry[-1][1]
+            if ee - es > size:
                 if cur:
                     spans.append(cur)
                     cur = None
-                spans.extend(_split_long(text, bs, be, size, overlap))
-            elif cur and be - cur[0] <= size:
-                cur = (cur[0], be)
+                spans.extend(_pack_blocks(text, entry, size, overlap))
+            elif cur and ee - cur[0] <= size:
+                cur = (cur[0], ee)
             else:
                 if cur:
                     spans.append(cur)
-                cur = (bs, be)
+                cur = (es, ee)
         if cur:
             spans.append(cur)
     return [s for s in (_strip_span(text, a, b) for a, b in spans) if s[1] > s[0]]

@@ -1,0 +1,132 @@
+"""DOCX text with headings from paragraph styles, through `python-docx`.
+
+The archive is checked before it is opened: a DOCX is a zip, and a zip bomb (a small file that
+expands to gigabytes) is refused from the sizes its directory declares, so memory stays bounded.
+Paragraphs and tables are read in body order; `Title`/`Heading N` styles (and outline levels) give
+the outline; a table row becomes one line with cells joined by " | ". Pages are counted from the page
+breaks Word recorded when it last laid the file out, or from explicit page breaks when there are
+none. Left out: headers/footers, footnotes, comments, text boxes and tracked changes.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from pathlib import Path
+
+from .document import PageSpan
+from .errors import ParseError
+from .parsed import Parsed
+
+MAX_EXPANDED_BYTES = 200 * 2**20  # total uncompressed size of the archive's members
+MAX_RATIO = 200  # a member compressing better than this is not a document, it is a bomb
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)$", re.I)
+
+
+def check_zip(path: Path, data: bytes) -> zipfile.ZipFile:
+    """Open `data` as a zip after checking the declared sizes against the caps."""
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise ParseError(str(path), f"not a valid DOCX (zip) file: {exc}") from exc
+    total = 0
+    for info in z.infolist():
+        total += info.file_size
+        if info.file_size > 1 << 20 and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            raise ParseError(
+                str(path),
+                f"refused as a zip bomb: {info.filename} expands {info.file_size // max(info.compress_size, 1)}x "
+                f"to {info.file_size / 2**20:.0f} MB",
+            )
+    if total > MAX_EXPANDED_BYTES:
+        raise ParseError(
+            str(path), f"expands to {total / 2**20:.0f} MB, above the {MAX_EXPANDED_BYTES // 2**20} MB limit"
+        )
+    if "word/document.xml" not in z.namelist():
+        raise ParseError(str(path), "zip file without word/document.xml: not a DOCX document")
+    return z
+
+
+def _level(paragraph) -> int | None:  # type: ignore[no-untyped-def]
+    style = paragraph.style
+    name = (style.name if style is not None else "") or ""
+    if name.lower() == "title":
+        return 1
+    m = _HEADING_STYLE.match(name.strip())
+    if m:
+        return int(m.group(1)) + 1  # Heading 1 sits under the Title
+    lvl = paragraph._p.find(f"{_W}pPr/{_W}outlineLvl")
+    if lvl is not None:
+        val = lvl.get(f"{_W}val")
+        if val is not None and val.isdigit() and int(val) < 9:
+            return int(val) + 2
+    return None
+
+
+def parse_docx(path: Path, data: bytes) -> Parsed:
+    import docx
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    check_zip(path, data)
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as exc:
+        raise ParseError(str(path), f"not a readable DOCX: {exc}") from exc
+    body = document.element.body
+    rendered = bool(body.findall(f".//{_W}lastRenderedPageBreak"))
+
+    lines: list[str] = []
+    page_starts: list[int] = []  # line index where each page after the first starts
+    outline: list[tuple[int, str]] = []
+    title: str | None = None
+    for child in body.iterchildren():
+        if child.tag == f"{_W}p":
+            p = Paragraph(child, document)
+            text = p.text.strip()
+            breaks = (
+                child.findall(f".//{_W}lastRenderedPageBreak")
+                if rendered
+                else [b for b in child.findall(f".//{_W}br") if b.get(f"{_W}type") == "page"]
+            )
+            if breaks and text and rendered:
+                page_starts.append(len(lines))  # the paragraph starts on (or runs onto) the new page
+            if not text:
+                if breaks:
+                    page_starts.append(len(lines) + 1)
+                continue
+            level = _level(p)
+            if level is not None and len(text) <= 200:
+                outline.append((level, text))
+                if level == 1 and title is None:
+                    title = text
+            elif p.style is not None and (p.style.name or "").lower().startswith("list"):
+                text = "- " + text
+            lines.append(text)
+            if breaks and not rendered:
+                page_starts.append(len(lines))
+        elif child.tag == f"{_W}tbl":
+            for row in Table(child, document).rows:
+                cells = []
+                for cell in row.cells:
+                    t = " ".join(cell.text.split())
+                    if t and (not cells or cells[-1] != t):  # merged cells repeat their text
+                        cells.append(t)
+                if cells:
+                    lines.append(" | ".join(cells))
+
+    text = "\n\n".join(lines)
+    pages: list[PageSpan] = []
+    if page_starts:
+        offsets = [0]
+        for ln in lines:
+            offsets.append(offsets[-1] + len(ln) + 2)
+        starts = sorted({0, *(offsets[min(i, len(lines))] for i in page_starts)})
+        starts = [s for s in starts if s < len(text)] or [0]
+        for n, s in enumerate(starts):
+            e = starts[n + 1] - 2 if n + 1 < len(starts) else len(text)
+            pages.append(PageSpan(n + 1, s, max(s, e)))
+    return Parsed(text=text, pages=tuple(pages), outline=tuple(outline), title=title)
