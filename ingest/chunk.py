@@ -106,7 +106,7 @@ def _is_bullet(text: str, start: int) -> bool:
     return text.startswith(("- ", "* ", "+ "), start)
 
 
-def _entries(text: str, blocks: list[tuple[int, int]], entry_starts: set[int]) -> list[list[tuple[int, int]]]:
+def _entries(text: str, blocks: list[tuple[int, int]], pubs: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
     """Group blocks into entries (one job, one degree, one paper with its abstract).
 
     A new entry starts where a parsed publication starts, after a bullet list when a non-bullet
@@ -118,10 +118,11 @@ def _entries(text: str, blocks: list[tuple[int, int]], entry_starts: set[int]) -
     for bs, be in blocks:
         if groups:
             ps, pe = groups[-1][-1]
-            starts_pub = any(bs <= s < be for s in entry_starts)
+            starts_pub = any(bs <= s < be for s, _ in pubs)
+            inside_pub = any(s < bs < e for s, e in pubs)  # e.g. the venue line of an entry
             list_ended = _is_bullet(text, ps) and not _is_bullet(text, bs)
             after_paragraph = pe - ps > _LONG_BLOCK and not _is_bullet(text, bs)
-            if not (starts_pub or list_ended or after_paragraph):
+            if inside_pub or not (starts_pub or list_ended or after_paragraph):
                 groups[-1].append((bs, be))
                 continue
         groups.append([(bs, be)])
@@ -159,13 +160,13 @@ def _pack_blocks(text: str, blocks: list[tuple[int, int]], size: int, overlap: i
 def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
     """Spans of `doc.text` for the chunks: entries whole when they fit, never across sections."""
     text = doc.text
-    entry_starts = {p.start for p in parse_publications(text)}
+    pubs = [(p.start, p.end) for p in parse_publications(text)]
     # Section boundaries partition the text (a top-level section ends where the next one starts).
     cuts = sorted({0, len(text), *(s.start for s in doc.sections)})
     spans: list[tuple[int, int]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         cur: tuple[int, int] | None = None
-        for entry in _entries(text, list(_blocks(text, a, b)), entry_starts):
+        for entry in _entries(text, list(_blocks(text, a, b)), pubs):
             es, ee = entry[0][0], entry[-1][1]
             if ee - es > size:
                 if cur:

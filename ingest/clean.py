@@ -94,6 +94,8 @@ _RULES: list[tuple[re.Pattern[str], Repl]] = [
     (re.compile(r"</?(?:i|b|em|strong|u|sup|sub|span|br|small)\s*/?>", re.I), ""),
     # LaTeX: \textsc{X} -> X, \circ -> "", \% -> %, $...$ math delimiters around short text.
     (re.compile(r"\\(?:textsc|textbf|textit|emph|mathrm|text|mathbf)\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}"), r"\1/\2"),
+    (re.compile(r"([\^_])\{([^{}]{1,40})\}"), r"\1\2"),
     (re.compile(r"\\([A-Za-z]+|[%&_#$])"), _latex_command),
     (re.compile(r"\$([^$\n]{0,240})\$"), lambda m: re.sub(r"\s*\\\s+", " ", m.group(1)).strip()),
     (re.compile(r"\\ "), " "),
@@ -108,7 +110,9 @@ _RULES: list[tuple[re.Pattern[str], Repl]] = [
     # Hyphenation across a line break: "distri-\nbuted" -> "distributed".
     (re.compile(r"([a-z])-\n[ \t]*([a-z])"), r"\1\2"),
     # Bullets to one form; spacing.
-    (re.compile(r"(?m)^[ \t]*[•·◦▸►‣⁃∙][ \t]*"), "- "),
+    (re.compile(r"(?m)^[ \t]*(?:-[ \t]+)?[•·◦▸►‣⁃∙][ \t]*"), "- "),
+    # A markdown quote marker left at the start of a line by an export: "> Baolin Li, ...".
+    (re.compile(r"(?m)^[ \t]*>[ \t]+"), ""),
     (re.compile(r"[ \t\u00a0]{2,}|\t"), " "),
     (re.compile(r"(?m)[ \t]+$|^[ \t]+"), ""),
     (re.compile(r"\n{3,}"), "\n\n"),
@@ -118,7 +122,11 @@ _RULES: list[tuple[re.Pattern[str], Repl]] = [
 def clean_text(source: str) -> Cleaned:
     """Clean `source`; the result's `char_map` maps every cleaned character to a source offset."""
     cmap = array("q", range(len(source)))
-    text, cmap = _fix_unicode(source, cmap)
+    # Icon glyphs go before Unicode normalisation, which would turn `™` into the letters "TM".
+    text, cmap = source, cmap
+    for pattern, repl in _RULES[:1] + _RULES[2:3]:
+        text, cmap = _sub(text, cmap, pattern, repl)
+    text, cmap = _fix_unicode(text, cmap)
     for pattern, repl in _RULES:
         text, cmap = _sub(text, cmap, pattern, repl)
     # Trim leading/trailing blank space while keeping the map aligned.

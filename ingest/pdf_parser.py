@@ -110,8 +110,13 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     pos = 0
     for number, lines in enumerate(page_lines, 1):
         kept = [ln for ln in lines if _key(ln) not in furniture]
-        gaps = [abs(a[2] - b[2]) for a, b in zip(kept, kept[1:], strict=False) if a[2] and b[2]]
-        usual = statistics.median(gaps) if gaps else 0.0
+        # Line spacing inside a paragraph: a low quantile of the gaps between same-size lines
+        # (the median would be a paragraph gap on a page of short paragraphs).
+        gaps = sorted(
+            abs(a[2] - b[2]) for a, b in zip(kept, kept[1:], strict=False)
+            if a[2] and b[2] and abs(a[1] - b[1]) < 0.5 and a[2] != b[2]
+        )
+        usual = gaps[len(gaps) // 4] if gaps else 0.0
         out: list[str] = []
         prev_top = None
         for line, size, top in kept:
