@@ -1,0 +1,199 @@
+"""The web UI's look and its two small browser scripts (Gradio theme, CSS, JavaScript).
+
+The scripts only turn clicks into Gradio events: a citation chip or a person's name in the chat
+(`BRIDGE_JS`, attached to the source panel) and the two-step remove buttons of the document list
+(`DOCS_JS`). Colours come from Gradio's CSS variables, so the dark theme works too.
+
+Left out: web fonts (the system font stack is used, nothing is fetched) and a mobile-specific layout.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+BRAND_HTML = (
+    '<div class="cw-brand"><div class="cw-logo">❝</div><div><div class="cw-name">citewise</div>'
+    '<div class="cw-tagline">Answers from your own documents — every claim shows its quote.</div></div></div>'
+)
+
+CHAT_PLACEHOLDER = (
+    "<div class='cw-welcome'><h2>Ask about your documents</h2>"
+    "<p>Answers quote your files word for word. Click a number to see the passage in its document.</p></div>"
+)
+
+# Clicks on `a.cw-chip` / `a.cw-person` anywhere in the page become a `click` event of the source
+# panel carrying the link (`{ref: "#cw-cite-..."}`). Bound once per page, whatever re-renders.
+BRIDGE_JS = """
+window.__cwOpen = trigger;
+if (!window.__cwBound) {
+  window.__cwBound = true;
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest && e.target.closest('a.cw-chip, a.cw-person');
+    if (!a) return;
+    e.preventDefault();
+    document.querySelectorAll('.cw-active').forEach((x) => x.classList.remove('cw-active'));
+    a.classList.add('cw-active');
+    window.__cwOpen('click', {ref: a.getAttribute('href') || ''});
+  });
+}
+watch('value', () => {
+  const m = element.querySelector('mark.cw-quote');
+  if (m) m.scrollIntoView({block: 'center'});
+  const p = element.querySelector('.cw-panel');
+  if (p && !p.classList.contains('cw-panel-empty') && window.innerWidth < 900) p.scrollIntoView({block: 'start'});
+});
+"""
+
+DOCS_JS = """
+element.addEventListener('click', (e) => {
+  const b = e.target.closest && e.target.closest('button.cw-remove');
+  if (!b || b.disabled) return;
+  e.preventDefault();
+  if (!b.classList.contains('cw-armed')) {
+    element.querySelectorAll('button.cw-armed').forEach((x) => { x.classList.remove('cw-armed'); x.textContent = 'Remove'; });
+    b.classList.add('cw-armed');
+    b.textContent = 'Confirm remove';
+    return;
+  }
+  b.disabled = true;
+  b.textContent = 'Removing…';
+  trigger('click', {remove: b.dataset.key});
+});
+"""
+
+CSS = """
+.gradio-container { max-width: 1320px !important; margin: 0 auto !important; }
+footer { display: none !important; }
+#cw-header { align-items: center; justify-content: space-between; padding: 4px 2px 2px; gap: 8px; }
+.cw-brand { display: flex; align-items: center; gap: 12px; }
+.cw-logo { width: 42px; height: 42px; border-radius: 12px; display: grid; place-items: center; font-size: 28px;
+  line-height: 1; color: #fff; background: linear-gradient(135deg, #4f46e5, #7c3aed); font-family: Georgia, serif;
+  padding-top: 10px; box-sizing: border-box; box-shadow: 0 4px 14px rgba(79, 70, 229, .35); }
+.cw-name { font-size: 22px; font-weight: 700; letter-spacing: -.02em; color: var(--body-text-color); }
+.cw-tagline { font-size: 13px; color: var(--body-text-color-subdued); }
+.cw-stats { display: flex; gap: 8px; justify-content: flex-end; flex-wrap: wrap; }
+.cw-stats span { font-size: 12px; padding: 4px 10px; border-radius: 999px; background: var(--block-background-fill);
+  border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued); white-space: nowrap; }
+.cw-welcome { text-align: center; padding: 24px; color: var(--body-text-color-subdued); }
+.cw-welcome h2 { color: var(--body-text-color); margin-bottom: 6px; font-size: 20px; }
+
+/* answers */
+.cw-answer { line-height: 1.6; }
+.cw-answer p { margin: 0 0 .45em; }
+.cw-answer ul { margin: .2em 0 .5em 1.1em; padding: 0; }
+.cw-answer li { margin: .25em 0; }
+.cw-abstained > p:first-child { padding: 8px 12px; border-radius: 8px; background: var(--background-fill-secondary);
+  border-left: 3px solid #f59e0b; }
+.cw-chips { white-space: nowrap; }
+a.cw-chip { display: inline-flex; align-items: center; justify-content: center; min-width: 1.45em; height: 1.45em;
+  padding: 0 .35em; margin-left: .2em; border-radius: .45em; font-size: .78em; font-weight: 650; line-height: 1;
+  text-decoration: none !important; vertical-align: .12em; cursor: pointer; color: #4338ca !important;
+  background: #e0e7ff; border: 1px solid #c7d2fe; transition: background .12s, transform .12s; }
+a.cw-chip:hover { background: #c7d2fe; transform: translateY(-1px); }
+a.cw-chip.cw-active { background: #4f46e5; color: #fff !important; border-color: #4f46e5; }
+a.cw-chip.cw-related { color: #92400e !important; background: #fef3c7; border-color: #fde68a; }
+.dark a.cw-chip { background: #312e81; color: #e0e7ff !important; border-color: #4338ca; }
+.dark a.cw-chip.cw-related { background: #78350f; color: #fef3c7 !important; border-color: #92400e; }
+.cw-sources { margin-top: .7em; padding-top: .55em; border-top: 1px solid var(--border-color-primary); }
+.cw-sources-title { font-size: .72em; font-weight: 700; text-transform: uppercase; letter-spacing: .06em;
+  color: var(--body-text-color-subdued); margin-bottom: .3em; }
+.cw-sources ol { list-style: none; margin: 0 !important; padding: 0 !important; }
+.cw-sources li { display: flex; flex-wrap: wrap; align-items: baseline; gap: .1em .5em; font-size: .86em; margin: .3em 0; }
+.cw-sources li a.cw-chip { margin-left: 0; }
+.cw-src-where { font-weight: 600; color: var(--body-text-color); }
+.cw-src-quote { color: var(--body-text-color-subdued); font-style: italic; flex-basis: 100%; padding-left: 2em; }
+.cw-sources-related { border: 1px dashed #f59e0b; border-radius: 10px; padding: .5em .75em; background: rgba(254, 243, 199, .25); }
+.cw-sources-related .cw-sources-title { color: #b45309; }
+.cw-notes p { font-size: .82em; color: var(--body-text-color-subdued); margin: .2em 0; }
+.cw-people { display: grid; gap: .55em; margin: .3em 0 .4em; }
+.cw-person-card { border: 1px solid var(--border-color-primary); border-radius: 10px; padding: .5em .75em;
+  background: var(--background-fill-secondary); }
+.cw-person-card p, .cw-person-card ul { margin-bottom: 0; }
+a.cw-person { font-weight: 700; text-decoration: none !important; color: var(--color-accent) !important; cursor: pointer; }
+a.cw-person:hover { text-decoration: underline !important; }
+.cw-status { display: flex; align-items: center; gap: .6em; color: var(--body-text-color-subdued); font-style: italic; }
+.cw-dots { display: inline-flex; gap: 3px; }
+.cw-dots i { width: 6px; height: 6px; border-radius: 50%; background: var(--color-accent); animation: cw-b 1s infinite ease-in-out; }
+.cw-dots i:nth-child(2) { animation-delay: .15s; } .cw-dots i:nth-child(3) { animation-delay: .3s; }
+@keyframes cw-b { 0%, 80%, 100% { opacity: .25; transform: scale(.8); } 40% { opacity: 1; transform: scale(1); } }
+.cw-caret { display: inline-block; width: 7px; height: 1em; background: var(--color-accent); vertical-align: -2px;
+  animation: cw-blink .8s steps(1) infinite; }
+@keyframes cw-blink { 50% { opacity: 0; } }
+
+/* source panel */
+#source-panel { position: sticky; top: 12px; }
+.cw-panel { border: 1px solid var(--border-color-primary); border-radius: 14px; background: var(--block-background-fill);
+  padding: 16px 18px; box-shadow: 0 1px 3px rgba(0, 0, 0, .05); max-height: 640px; overflow: auto; }
+.cw-panel-empty { text-align: center; color: var(--body-text-color-subdued); padding: 40px 24px; }
+.cw-panel-empty h3, .cw-empty h3 { margin: 6px 0; color: var(--body-text-color); }
+.cw-panel-icon { font-size: 34px; font-family: Georgia, serif; color: var(--color-accent); line-height: 1; }
+.cw-panel-head { display: flex; gap: 12px; align-items: center; margin-bottom: 10px; }
+.cw-badge { flex: none; width: 30px; height: 30px; border-radius: 9px; display: grid; place-items: center;
+  background: #4f46e5; color: #fff; font-weight: 700; }
+.cw-badge-person { background: var(--background-fill-secondary); font-size: 16px; }
+.cw-doc-name { font-weight: 700; word-break: break-all; color: var(--body-text-color); }
+.cw-doc-title { font-size: 12px; color: var(--body-text-color-subdued); }
+.cw-meta { display: flex; flex-wrap: wrap; gap: 6px; margin: 0 0 12px; }
+.cw-meta div { font-size: 12px; border-radius: 8px; padding: 3px 8px; background: var(--background-fill-secondary); }
+.cw-meta dt { display: inline; color: var(--body-text-color-subdued); margin-right: 4px; }
+.cw-meta dd { display: inline; margin: 0; font-weight: 600; }
+.cw-passage { white-space: pre-wrap; font-size: 13.5px; line-height: 1.6; color: var(--body-text-color-subdued);
+  border-left: 3px solid var(--border-color-primary); padding: 4px 0 4px 12px; max-height: 420px; overflow: auto; }
+mark.cw-quote { background: #fde68a; color: #111827; padding: 1px 2px; border-radius: 3px;
+  box-shadow: 0 0 0 2px #fde68a; }
+.cw-verified { margin-top: 10px; font-size: 12px; color: #047857; }
+.dark .cw-verified { color: #34d399; }
+.cw-chunk-id { margin-top: 4px; font-size: 11px; color: var(--body-text-color-subdued); font-family: ui-monospace, monospace; }
+.cw-profile .cw-field { margin-bottom: 10px; }
+.cw-profile dt { font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em;
+  color: var(--body-text-color-subdued); }
+.cw-profile dd { margin: 2px 0 0; }
+.cw-profile ul { margin: 0; padding-left: 1.1em; }
+.cw-muted { color: var(--body-text-color-subdued); }
+.cw-small { font-size: 12px; }
+
+/* documents */
+#upload { min-height: 190px; }
+.cw-hint { font-size: 12.5px; color: var(--body-text-color-subdued); margin: 4px 2px 0; }
+.cw-results-box { border: 1px solid var(--border-color-primary); border-radius: 12px; padding: 10px 14px;
+  background: var(--block-background-fill); }
+.cw-results-summary { font-weight: 600; margin-bottom: 6px; }
+.cw-table { width: 100%; border-collapse: collapse; font-size: 13.5px; margin: 0 !important; border: none !important; }
+.cw-table thead, .cw-table tbody, .cw-table tr { border: none !important; background: transparent !important; }
+.cw-table th, .cw-table td { border-left: none !important; border-right: none !important; border-top: none !important; }
+#documents .cw-table { border: 1px solid var(--border-color-primary) !important; border-radius: 12px; border-collapse: separate;
+  border-spacing: 0; overflow: hidden; background: var(--block-background-fill); }
+.cw-table th { text-align: left; font-size: 11px; text-transform: uppercase; letter-spacing: .05em;
+  color: var(--body-text-color-subdued); padding: 8px 10px; border-bottom: 1px solid var(--border-color-primary); }
+.cw-table td { padding: 8px 10px; border-bottom: 1px solid var(--border-color-primary); vertical-align: middle; }
+.cw-table tr:last-child td { border-bottom: none; }
+.cw-results td { padding: 5px 8px; }
+.cw-res-name { word-break: break-all; }
+.cw-num { text-align: right; font-variant-numeric: tabular-nums; }
+.cw-doclist td:nth-child(5) { max-width: 220px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.cw-docs-count { font-weight: 600; margin: 4px 2px 8px; }
+.cw-pill { font-size: 11.5px; font-weight: 650; padding: 2px 9px; border-radius: 999px; white-space: nowrap; }
+.cw-pill-added, .cw-pill-updated, .cw-pill-moved { background: #d1fae5; color: #065f46; }
+.cw-pill-unchanged { background: #e5e7eb; color: #374151; }
+.cw-pill-skipped, .cw-pill-rejected { background: #fee2e2; color: #991b1b; }
+.cw-pill-removed { background: #e0e7ff; color: #3730a3; }
+button.cw-remove { font-size: 12px; padding: 4px 12px; border-radius: 8px; cursor: pointer;
+  border: 1px solid var(--border-color-primary); background: transparent; color: var(--body-text-color-subdued); }
+button.cw-remove:hover { border-color: #ef4444; color: #ef4444; }
+button.cw-remove.cw-armed { background: #ef4444; border-color: #ef4444; color: #fff; }
+.cw-empty { text-align: center; padding: 36px; color: var(--body-text-color-subdued);
+  border: 1px dashed var(--border-color-primary); border-radius: 14px; }
+"""
+
+
+def theme() -> gr.themes.Base:
+    system = ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "Roboto", "Helvetica Neue", "Arial", "sans-serif"]
+    mono = ["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"]
+    return gr.themes.Soft(primary_hue="indigo", secondary_hue="violet", neutral_hue="slate", font=system, font_mono=mono)
+
+
+def launch_styling() -> dict[str, Any]:
+    """The `launch()` arguments that give the UI its look (Gradio 6 takes them there)."""
+    return {"theme": theme(), "css": CSS}
