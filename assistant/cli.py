@@ -235,19 +235,34 @@ def remove(paths: tuple[str, ...], index_dir: Path | None) -> None:
 @index_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; 0.0.0.0 exposes it to your network.")
 @click.option("--port", default=7860, show_default=True, help="Port.")
+@click.option("--auth", metavar="USER:PASS", envvar="CITEWISE_AUTH",
+              help="Ask for this user name and password before showing the UI or answering the API ($CITEWISE_AUTH).")
+@click.option("--max-upload-mb", default=50, show_default=True, type=click.IntRange(1, 2000),
+              help="Largest file the Documents tab accepts.")
 @friendly_errors
-def serve(index_dir: Path | None, host: str, port: int) -> None:
+def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_upload_mb: int) -> None:
     """Open the chat in your browser (Gradio), bound to 127.0.0.1 by default.
 
+    On another --host (e.g. 0.0.0.0) anyone on your network can reach it: set --auth, and note that
+    indexing a folder from the Documents tab is then turned off (uploads still work).
+
     \b
-    Example:
+    Examples:
       citewise serve --index ./my-index --port 7860
+      citewise serve --host 0.0.0.0 --auth alice:correct-horse
     """
     from .ui import serve as run
 
+    credentials = None
+    if auth:
+        user, sep, password = auth.partition(":")
+        if not (sep and user and password):
+            raise click.BadParameter("expected USER:PASS", param_hint="--auth")
+        credentials = (user, password)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"warning: binding {host}: anyone on your network can read your documents through citewise", err=True)
-    run(_open(index_dir), host=host, port=port)
+        click.echo(f"warning: binding {host}: anyone on your network can read your documents through citewise"
+                   + ("" if credentials else " (no --auth set)"), err=True)
+    run(_open(index_dir), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
 
 
 if __name__ == "__main__":  # pragma: no cover
