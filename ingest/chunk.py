@@ -54,7 +54,8 @@ def chunk_id_for(doc_sha256: str, start: int, end: int) -> str:
 
 
 _BLOCK_SPLIT = re.compile(r"\n[ \t]*\n|\n(?=- )")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|\n")
+# A sentence ends before a capital, or at a spaced-out stop (" . ", tokenised lowercase text).
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|(?<= [.!?])\s+|\n")
 
 
 def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
@@ -68,9 +69,12 @@ def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 
 
 def _split_long(text: str, start: int, end: int, size: int, overlap: int) -> Iterator[tuple[int, int]]:
-    """Split `[start, end)` on sentence boundaries into pieces of at most ~`size` characters."""
-    bounds = [start] + [m.end() for m in _SENTENCE_END.finditer(text, start, end)] + [end]
-    bounds = sorted(set(bounds))
+    """Split `[start, end)` on sentence boundaries into pieces of at most ~`size` characters.
+
+    Consecutive pieces share up to `overlap` characters of whole sentences; every piece ends
+    further than the one before (no piece is contained in its predecessor).
+    """
+    bounds = sorted({start, end, *(m.end() for m in _SENTENCE_END.finditer(text, start, end))})
     i = 0
     while i < len(bounds) - 1:
         j = i + 1
@@ -80,18 +84,16 @@ def _split_long(text: str, start: int, end: int, size: int, overlap: int) -> Ite
         if piece_end - bounds[i] > size * 1.5:  # one huge "sentence": cut on whitespace
             cut = text.rfind(" ", bounds[i] + size // 2, bounds[i] + size)
             piece_end = cut if cut > bounds[i] else bounds[i] + size
-            yield bounds[i], piece_end
             bounds.insert(i + 1, piece_end)
-            i += 1
-            continue
+            j = i + 1
         yield bounds[i], piece_end
         if j >= len(bounds) - 1:
             break
-        # Step back over whole sentences for the overlap, but always move forward.
+        # Step back over whole sentences for the overlap, if the next piece still gets further.
         k = j
         while k - 1 > i and piece_end - bounds[k - 1] <= overlap:
             k -= 1
-        i = k if k > i else j
+        i = k if k < j and bounds[j + 1] - bounds[k] <= size else j
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:

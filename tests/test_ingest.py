@@ -277,3 +277,18 @@ def test_long_sections_split_on_sentences_with_overlap(tmp_path: Path) -> None:
         assert len(c.text) <= 400 * 1.5
         assert c.text.endswith(".") or c.text.endswith("Results")
     assert any(a.end > b.start for a, b in zip(chunks, chunks[1:], strict=False))  # overlap
+
+
+def test_spans_unique_and_advancing_on_tokenised_lowercase_text(tmp_path: Path) -> None:
+    # Cranfield-style text: lowercase, " . " between sentences, a short first sentence.
+    body = "author generalizes lees's (amr 10(1957), rev. 2601) theory . " + " ".join(
+        f"the pressure on body {i} rises with the angle of attack ." for i in range(60)
+    )
+    f = tmp_path / "c.txt"
+    f.write_text("generalised-newtonian theory .\n\n" + body + "\n")
+    doc = load_document(f)
+    for size in (300, 400, 800):
+        spans = chunk_spans(doc, size, size // 6)
+        assert len(spans) == len(set(spans))
+        assert all(b[1] > a[1] and b[0] > a[0] for a, b in zip(spans, spans[1:], strict=False))
+        assert all(e - s <= size * 1.5 for s, e in spans)
