@@ -34,6 +34,20 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class PersonAnswer:
+    """One matching person of a "who ..." answer: their evidence is `citations` (numbers into the answer's)."""
+
+    name: str  # the document owner (or the document's title when no owner was detected)
+    docs: tuple[str, ...]  # that person's documents that were searched
+    citations: tuple[int, ...]
+    owner_known: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "docs": list(self.docs), "citations": list(self.citations),
+                "owner_known": self.owner_known}
+
+
+@dataclass(frozen=True)
 class Answer:
     question: str
     answer: str  # carries [n] markers that refer to `citations`
@@ -41,6 +55,11 @@ class Answer:
     citations: tuple[Citation, ...] = ()
     related: tuple[Citation, ...] = ()  # closest passages shown on abstention: related, not an answer
     notes: tuple[str, ...] = field(default=())  # e.g. coverage lines, flags on unsupported sentences
+    kind: str = "fact"  # "fact" | "people" | "abstain"
+    people: tuple[PersonAnswer, ...] = ()  # for "people" answers: every matching person, in answer order
+    fact: str = ""  # the short fact the answer leads with, when there is one (an exact quote)
+    searched: int = 0  # "people" answers: how many people (profiles) were searched
+    resolved: str = ""  # the question as answered, after resolving a follow-up against the history
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +69,11 @@ class Answer:
             "citations": [c.to_dict() for c in self.citations],
             "related": [c.to_dict() for c in self.related],
             "notes": list(self.notes),
+            "kind": self.kind,
+            "people": [p.to_dict() for p in self.people],
+            "fact": self.fact,
+            "searched": self.searched,
+            "resolved": self.resolved or self.question,
         }
 
 
@@ -81,7 +105,13 @@ def verify_citations(answer: Answer, hits: Sequence[Hit]) -> Answer:
 
     text = _MARKER.sub(fix, answer.answer)
     related = tuple(c for c in answer.related if c.chunk_id in retrieved and c.quote in retrieved[c.chunk_id].text)
-    return replace(answer, answer=re.sub(r"[ \t]+\n", "\n", text).strip(), citations=tuple(kept), related=related)
+    people = tuple(
+        replace(p, citations=tuple(renumber[n] for n in p.citations if n in renumber)) for p in answer.people
+    )
+    people = tuple(p for p in people if p.citations)
+    fact = answer.fact if any(answer.fact and answer.fact in c.quote for c in kept) else ""
+    return replace(answer, answer=re.sub(r"[ \t]+\n", "\n", text).strip(), citations=tuple(kept), related=related,
+                   people=people, fact=fact)
 
 
 def citation_from_hit(n: int, hit: Hit, start: int, end: int, score: float | None = None) -> Citation:

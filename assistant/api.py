@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,9 @@ from index.embed import DEFAULT_MODEL
 
 from .answer import Answer, AnswerWriter, verify_citations
 from .extractive import ExtractiveWriter
+from .followup import resolve
+from .people import People, retrieve
+from .question import analyze
 from .settings import Settings
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
@@ -69,6 +73,7 @@ class Assistant:
         self.settings = settings or Settings()
         self.searcher = Searcher(store, embedder)
         self.writer: AnswerWriter = writer or ExtractiveWriter(embedder)
+        self.people = People(store)
         self._write_lock = threading.Lock()
 
     @classmethod
@@ -87,10 +92,22 @@ class Assistant:
         """The `k` best chunks for `query`, best first."""
         return self.searcher.search(query, k)
 
+    def retrieve(self, question: str) -> list[Hit]:
+        """The chunks an answer to `question` may quote: the named people's documents, every person's
+        best chunks for "who" questions, else the global top-k (see `people.retrieve`)."""
+        q = analyze(question, self.people.names())
+        return retrieve(self.searcher, self.people, q, self.settings.k)
+
     def ask(self, question: str, history: Sequence[Turn] = ()) -> Answer:
-        """A cited answer to `question` from the indexed documents (or an abstention)."""
-        hits = self.search(question, self.settings.k)
-        return verify_citations(self.writer.write(question, hits), hits)
+        """A cited answer to `question` from the indexed documents (or an abstention).
+
+        `history` (chat messages or (user, assistant) pairs) resolves follow-ups such as
+        "What about his PhD?" before retrieval; `Answer.resolved` is the question actually answered.
+        """
+        resolved = resolve(question, history, self.people.names()) if history else " ".join(question.split())
+        hits = self.retrieve(resolved)
+        answer = verify_citations(self.writer.write(resolved, hits), hits)
+        return replace(answer, question=question, resolved=resolved)
 
     def documents(self) -> list[DocRecord]:
         return self.store.documents()

@@ -1,128 +1,280 @@
 """The default answer writer: extractive, offline, no LLM.
 
-Retrieved chunks are cut into passages (lines, and sentences of long lines); each passage is scored
-by the cosine of its embedding with the question's plus the share of the question's key terms it
-contains. The best passage, widened to the short lines of its entry (a CV entry spreads an
-institution, a place and a degree over several lines), is the answer; close runners-up from other
-chunks are added as further cited points. Every quote is a slice of the chunk text.
+Every retrieved chunk is cut into units (lines, sentences of long lines) and each unit is scored by
+how well it supports the question's key terms (`evidence`); a question no unit supports enough is
+abstained on (`abstain`). Otherwise:
+- a short factual question leads with the fact itself, a slice of the best unit (`facts`):
+  "Georgia Institute of Technology [1]";
+- a "what did X do / what is ..." question quotes the best unit, and, when it is an entry's header
+  (employer, role, dates), the bullets under it;
+- a "who / which people" question lists every person (document owner) with a supporting unit,
+  each with their own citations, plus a coverage note ("3 profiles searched, 2 match").
+Every sentence or bullet of the answer is a verbatim slice of a cited quote (or a person's name from
+the document's owner); `answer.verify_citations` checks the quotes again before anything is shown.
+Left out: paraphrase, merging facts from several passages into one sentence, and counting beyond
+"most frequent name".
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-
-import numpy as np
 
 from index import Embedder, Hit
+from ingest.names import names_match
+from ingest.publications import parse_publications
 
-from .answer import Answer, Citation, citation_from_hit
+from .abstain import abstention, answerable
+from .answer import Answer, Citation, PersonAnswer, citation_from_hit
+from .evidence import Scored, Scorer
+from .facts import extract
+from .people import Person, group_people
+from .question import Question, analyze
 
-STOPWORDS = frozenset(
-    """a an the of in on at to for from by with and or is are was were be been being do does did done has have
-    had what which who whom whose where when why how that this these those it its as into about their his her
-    they them he she i you we our your my me any some all can could would should will shall may might than
-    then there here not no yes so such also just only more most very de la""".split()
-)
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
-
-
-def key_terms(text: str) -> set[str]:
-    """Lower-cased content words; dots dropped so "Ph.D" and "PhD" meet."""
-    return {t.lower().replace(".", "") for t in _TOKEN.findall(text) if t.lower() not in STOPWORDS and len(t) > 1}
+MAX_QUOTE = 600
 
 
-@dataclass(frozen=True)
-class Passage:
-    hit: int  # index into hits
-    start: int  # offsets in the hit's text
-    end: int
+def flat(text: str) -> str:
+    return " ".join(text.split())
 
 
-def passages(text: str, hit: int, max_len: int = 300) -> list[Passage]:
-    """Lines of `text`; long lines split into sentences."""
-    out: list[Passage] = []
-    for m in re.finditer(r"[^\n]+", text):
-        line_start, line = m.start(), m.group(0)
-        if len(line.strip()) < 3:
+def people_of_hits(hits: Sequence[Hit]) -> list[Person]:
+    seen: dict[str, tuple[str, str | None, str]] = {}
+    for h in hits:
+        seen.setdefault(h.doc, (h.doc, h.owner, h.title))
+    return group_people(list(seen.values()))
+
+
+class _Draft:
+    """Citations and answer lines being built; each citation is a slice of a hit."""
+
+    def __init__(self, hits: Sequence[Hit]) -> None:
+        self.hits = hits
+        self.citations: list[Citation] = []
+        self.lines: list[str] = []
+
+    def cite(self, hit: int, start: int, end: int, score: float) -> int:
+        for c in self.citations:  # the same slice cited twice keeps one number
+            if c.chunk_id == self.hits[hit].chunk_id and c.quote_start <= start and start - c.quote_start + (end - start) <= len(c.quote):
+                return c.n
+        n = len(self.citations) + 1
+        self.citations.append(citation_from_hit(n, self.hits[hit], start, end, score=score))
+        return n
+
+
+def _following_bullets(text: str, start: int, after: int, limit: int = 3) -> int:
+    """End offset of up to `limit` bullet or body lines right after offset `after`."""
+    end = after
+    taken = 0
+    for m in re.finditer(r"[^\n]+", text[after:]):
+        line = m.group(0).strip()
+        if not line:
             continue
-        if len(line) <= max_len:
-            out.append(Passage(hit, line_start, m.end()))
-            continue
-        pos = 0
-        for s in re.finditer(r"(?<=[.!?])\s+(?=[A-Z0-9(\"])", line):
-            out.append(Passage(hit, line_start + pos, line_start + s.start()))
-            pos = s.end()
-        out.append(Passage(hit, line_start + pos, m.end()))
-    return [p for p in out if p.end - p.start >= 3]
-
-
-def widen(text: str, start: int, end: int, limit: int = 320) -> tuple[int, int]:
-    """Grow a one-line passage over the neighbouring short lines of the same entry."""
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
-    idx = next((i for i, (a, b) in enumerate(lines) if a <= start < b or a >= start), None)
-    if idx is None:
-        return start, end
-    lo, hi = start, end
-    i = idx - 1
-    while i >= 0 and i >= idx - 2 and (lines[i][1] - lines[i][0]) <= 80 and hi - lines[i][0] <= limit:
-        if lines[i][1] - lines[i][0] < 3 or text[lines[i][0]] == "-":
+        is_item = bool(re.match(r"^[-•·*○◦▪–]", line)) or len(line) > 90
+        if not is_item or taken == limit or (after + m.end()) - start > MAX_QUOTE:
             break
-        lo = lines[i][0]
-        i -= 1
-    return lo, hi
+        end = after + m.end()
+        taken += 1
+    return end
+
+
+def _lines_of(text: str, a: int, b: int) -> list[str]:
+    return [flat(m.group(0)) for m in re.finditer(r"[^\n]+", text[a:b]) if m.group(0).strip()]
 
 
 class ExtractiveWriter:
-    """Answers with exact passages of the retrieved chunks."""
+    """Answers with exact slices of the retrieved chunks, or abstains."""
 
-    def __init__(self, embedder: Embedder, max_points: int = 3, relative_cutoff: float = 0.85) -> None:
-        self.embedder = embedder
+    def __init__(self, embedder: Embedder | None = None, max_points: int = 3, per_person: int = 2) -> None:
+        self.embedder = embedder  # kept for the seam; scoring is lexical + retrieval order (see module doc)
         self.max_points = max_points
-        self.relative_cutoff = relative_cutoff
-
-    def score(self, question: str, hits: Sequence[Hit]) -> list[tuple[float, Passage]]:
-        cands = [p for i, h in enumerate(hits) for p in passages(h.text, i)]
-        if not cands:
-            return []
-        terms = key_terms(question)
-        texts = [hits[p.hit].text[p.start : p.end] for p in cands]
-        q = self.embedder.embed_query(question)
-        sims = self.embedder.embed_documents(texts) @ q
-        scored = []
-        for p, t, sim in zip(cands, texts, sims, strict=True):
-            # Words naming the document's person or title locate the document; they do not answer.
-            context = key_terms(f"{hits[p.hit].owner or ''} {hits[p.hit].title}")
-            asked = terms - context or terms
-            overlap = len(asked & key_terms(t)) / len(asked) if asked else 0.0
-            scored.append((float(sim) + 0.5 * overlap, p))
-        scored.sort(key=lambda x: -x[0])
-        return scored
+        self.per_person = per_person
 
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:
+        people = people_of_hits(hits)
+        q = analyze(question, [p.name for p in people if p.owner_known])
         if not hits:
-            return Answer(question, "Your documents don't say: nothing in the index matches this question.", True)
-        scored = self.score(question, hits)
-        if not scored:
-            return Answer(question, "Your documents don't say: the retrieved passages hold no text.", True)
-        best = scored[0][0]
-        chosen: list[tuple[float, Passage]] = []
-        used_hits: set[int] = set()
-        for s, p in scored:
-            if len(chosen) >= self.max_points or s < best * self.relative_cutoff:
-                break
-            if p.hit in used_hits:
+            return abstention(q, [], hits)
+        scorer = Scorer(q, hits)
+        if q.kind == "people":
+            return self._people(q, hits, scorer, people)
+        return self._fact(q, hits, scorer)
+
+    # -- facts ---------------------------------------------------------------------------------
+    def _fact(self, q: Question, hits: Sequence[Hit], scorer: Scorer) -> Answer:
+        ranked = scorer.rank()
+        scope = " and ".join(f"{n}'s documents" for n in q.persons) if q.persons else ""
+        if not ranked:
+            return abstention(q, ranked, hits, scope)
+        if not q.groups and q.persons:
+            # "Tell me about Baolin Li": nothing specific asked; the framing words rank.
+            return self._passages(q, hits, ranked[:1])
+        if not answerable(ranked[0], q):
+            return abstention(q, ranked, hits, scope)
+        top = [s for s in ranked if s.support >= ranked[0].support - 0.15 and answerable(s, q)][:300]
+        if q.slot == "person":
+            answer = self._most_named(q, hits, top)
+            if answer:
+                return answer
+        if q.slot not in ("text",):
+            best = None
+            for s in top:
+                h = hits[s.unit.hit]
+                span = extract(q.slot, h.text, (s.unit.start, s.unit.end), (s.unit.window_start, s.unit.window_end), q, h.owner)
+                if span and span[1] > span[0]:
+                    cand = (round(s.support, 2), s.soft, -top.index(s))
+                    if best is None or cand > best[0]:
+                        best = (cand, s, span)
+            if best is not None:
+                _, s, span = best
+                return self._lead_with_fact(q, hits, s, span)
+        return self._passages(q, hits, [s for s in top if s.support >= ranked[0].support - 0.1])
+
+    def _quote_span(self, hits: Sequence[Hit], s: Scored, fact: tuple[int, int] | None = None) -> tuple[int, int]:
+        u = s.unit
+        a = u.header_start if u.is_header else u.start
+        if u.end - a > MAX_QUOTE:
+            a = u.start
+        lo, hi = a, u.end
+        if fact:
+            lo, hi = min(lo, fact[0]), max(hi, fact[1])
+        return lo, hi
+
+    def _lead_with_fact(self, q: Question, hits: Sequence[Hit], s: Scored, span: tuple[int, int]) -> Answer:
+        d = _Draft(hits)
+        text = hits[s.unit.hit].text
+        lo, hi = self._quote_span(hits, s, span)
+        marks = [d.cite(s.unit.hit, lo, hi, s.support)]
+        fact = text[span[0] : span[1]]
+        if fact.isupper() and len(fact) > 12:
+            # A title set in capitals (a CV's talk list): show how the documents write it elsewhere.
+            for i, h in enumerate(hits):
+                j = h.text.lower().find(fact.lower())
+                if j >= 0 and not h.text[j : j + len(fact)].isupper():
+                    fact = h.text[j : j + len(fact)]
+                    line_a = h.text.rfind("\n", 0, j) + 1
+                    line_b = h.text.find("\n", j + len(fact))
+                    marks.append(d.cite(i, line_a, len(h.text) if line_b < 0 else line_b, s.support))
+                    break
+        refs = "".join(f"[{n}]" for n in marks)
+        return Answer(q.text, f"{flat(fact)} {refs}", False, tuple(d.citations), fact=fact)
+
+    def _most_named(self, q: Question, hits: Sequence[Hit], top: Sequence[Scored]) -> Answer | None:
+        """"Who co-authored / advised ...": the person named most often across the supporting units."""
+        names: list[tuple[str, Scored, tuple[int, int]]] = []
+        seen_entries: set[tuple[int, int]] = set()
+        for s in top:
+            h = hits[s.unit.hit]
+            # Author lists: the publication entry the unit belongs to (its title is the unit or above it).
+            for pub in parse_publications(h.text):
+                if not (pub.start <= s.unit.start < pub.end or s.unit.window_start <= pub.start < s.unit.window_end):
+                    continue
+                if (s.unit.hit, pub.start) in seen_entries:
+                    continue
+                seen_entries.add((s.unit.hit, pub.start))
+                for author in pub.authors:
+                    if h.owner and names_match(author, h.owner):
+                        continue
+                    j = h.text.find(author, pub.start, pub.end + 1)
+                    if j >= 0:
+                        names.append((author, s, (j, j + len(author))))
+        if not names:
+            for s in top:
+                h = hits[s.unit.hit]
+                span = extract("person", h.text, (s.unit.start, s.unit.end), (s.unit.window_start, s.unit.window_end), q, h.owner)
+                if span:
+                    names.append((h.text[span[0] : span[1]], s, span))
+        if not names:
+            return None
+        counts: Counter[str] = Counter()
+        canon: dict[str, str] = {}
+        for name, _, _ in names:
+            key = next((c for c in canon if names_match(c, name)), name)
+            canon.setdefault(key, name)
+            counts[key] += 1
+        top_name, _ = counts.most_common(1)[0]
+        d = _Draft(hits)
+        marks: list[int] = []
+        for name, s, span in names:
+            if names_match(top_name, name) and len(marks) < 3:
+                lo, hi = self._quote_span(hits, s, span)
+                n = d.cite(s.unit.hit, lo, hi, s.support)
+                if n not in marks:
+                    marks.append(n)
+        first = next(span for name, _, span in names if names_match(top_name, name))
+        hit = next(s.unit.hit for name, s, _ in names if names_match(top_name, name))
+        fact = hits[hit].text[first[0] : first[1]]
+        refs = "".join(f"[{n}]" for n in marks)
+        return Answer(q.text, f"{flat(fact)} {refs}", False, tuple(d.citations), fact=fact)
+
+    def _passages(self, q: Question, hits: Sequence[Hit], top: Sequence[Scored]) -> Answer:
+        d = _Draft(hits)
+        used: set[tuple[int, int]] = set()
+        for s in top:
+            u = s.unit
+            if (u.hit, u.window_start) in used or any(c.chunk_id == hits[u.hit].chunk_id and c.quote_start <= u.start < c.quote_start + len(c.quote) for c in d.citations):
                 continue
-            used_hits.add(p.hit)
-            chosen.append((s, p))
-        citations: list[Citation] = []
-        lines: list[str] = []
-        for s, p in chosen:
-            hit = hits[p.hit]
-            start, end = widen(hit.text, p.start, p.end)
-            n = len(citations) + 1
-            citations.append(citation_from_hit(n, hit, start, end, score=s))
-            quote = " ".join(hit.text[start:end].split())
-            lines.append(f"{quote} [{n}]" if len(chosen) == 1 else f"- {quote} [{n}]")
-        return Answer(question, "\n".join(lines), False, tuple(citations))
+            used.add((u.hit, u.window_start))
+            text = hits[u.hit].text
+            if u.is_header:
+                head_end = u.window_end
+                end = _following_bullets(text, u.header_start, head_end)
+                n = d.cite(u.hit, u.header_start, max(end, head_end), s.support)
+                d.lines.append(" · ".join(_lines_of(text, u.header_start, head_end)) + f" [{n}]")
+                body = text[head_end:end]
+                d.lines.extend(f"- {flat(m.group(0)).lstrip('-•·*○◦▪– ')} [{n}]" for m in re.finditer(r"[^\n]+", body) if m.group(0).strip())
+            else:
+                n = d.cite(u.hit, u.start, u.end, s.support)
+                d.lines.append(f"{flat(text[u.start:u.end]).lstrip('-•·*○◦▪– ')} [{n}]")
+            if len(d.citations) >= self.max_points:
+                break
+        if len(d.lines) > 1 and not d.lines[0].startswith("- "):
+            d.lines = [ln if ln.startswith("- ") else f"- {ln}" for ln in d.lines]
+        return Answer(q.text, "\n".join(d.lines), False, tuple(d.citations))
+
+    # -- people --------------------------------------------------------------------------------
+    def _people(self, q: Question, hits: Sequence[Hit], scorer: Scorer, people: Sequence[Person]) -> Answer:
+        d = _Draft(hits)
+        matches: list[tuple[Scored, Person, list[int]]] = []
+        all_scored: list[Scored] = []
+        for person in people:
+            ids = [i for i, h in enumerate(hits) if h.doc in person.docs]
+            ranked = scorer.rank(ids)
+            all_scored.extend(ranked[:3])
+            if not ranked or not answerable(ranked[0], q):
+                continue
+            matches.append((ranked[0], person, []))
+            seen: set[int] = set()
+            for s in ranked:
+                if not answerable(s, q) or s.unit.hit in seen or len(seen) == self.per_person:
+                    continue
+                seen.add(s.unit.hit)
+                matches[-1][2].append(ranked.index(s))
+        searched = len(people)
+        kind = "profile" if all(p.owner_known for p in people) else "document group"
+        if not matches:
+            all_scored.sort(key=lambda s: (-s.support, -s.soft))
+            ans = abstention(q, all_scored, hits)
+            return Answer(ans.question, f"{ans.answer} ({searched} {kind}{'s' if searched != 1 else ''} searched)",
+                          True, (), ans.related, (f"{searched} {kind}s searched, 0 match",), kind="abstain",
+                          searched=searched)
+        matches.sort(key=lambda m: (-m[0].support, -m[0].soft, m[1].name))
+        out_people: list[PersonAnswer] = []
+        for _, person, idx in matches:
+            ids = [i for i, h in enumerate(hits) if h.doc in person.docs]
+            ranked = scorer.rank(ids)
+            marks: list[int] = []
+            texts: list[str] = []
+            for i in idx:
+                s = ranked[i]
+                text = hits[s.unit.hit].text
+                n = d.cite(s.unit.hit, s.unit.start, s.unit.end, s.support)
+                marks.append(n)
+                texts.append(f"{flat(text[s.unit.start:s.unit.end]).lstrip('-•·*○◦▪– ')} [{n}]")
+            label = person.name if person.owner_known else f"{person.name} (owner unknown)"
+            d.lines.append(f"- {label}: " + "; ".join(texts))
+            out_people.append(PersonAnswer(person.name, person.docs, tuple(marks), person.owner_known))
+        note = f"{searched} {kind}{'s' if searched != 1 else ''} searched, {len(matches)} match"
+        return Answer(q.text, "\n".join(d.lines), False, tuple(d.citations), notes=(note,), kind="people",
+                      people=tuple(out_people), searched=searched)
