@@ -257,12 +257,17 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
     return app
 
 
+def folders_allowed(host: str) -> bool:
+    """Indexing a typed folder path is for the person at this computer: loopback hosts only."""
+    return host in LOOPBACK
+
+
 def serve(assistant: Assistant, host: str = "127.0.0.1", port: int = 7860, *, block: bool = True,
           auth: tuple[str, str] | None = None, allow_folders: bool | None = None,
           max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB, concurrency: int = 4) -> gr.Blocks:
     """Launch the UI. `allow_folders` defaults to True only on a loopback `host`."""
     if allow_folders is None:
-        allow_folders = host in LOOPBACK
+        allow_folders = folders_allowed(host)
     app = build_app(assistant, allow_folders=allow_folders, max_upload_mb=max_upload_mb)
     app.queue(default_concurrency_limit=concurrency)
     app.launch(server_name=host, server_port=port, share=False, ssr_mode=False, auth=auth,

@@ -40,11 +40,15 @@ class FileResult:
 
 
 def safe_name(name: str) -> str:
-    """A file name that cannot leave the uploads folder: `../../etc/x.md` -> `x.md`."""
+    """A file name that cannot leave the uploads folder: `../../etc/x.md` -> `x.md`.
+
+    Folders, leading dots and anything but letters, digits, `_`, `-` and `.` are dropped; the suffix
+    is lower-cased so the type check and the parser agree.
+    """
     base = PurePosixPath(name.replace("\\", "/")).name
     base = unicodedata.normalize("NFKC", base)
     stem, suffix = os.path.splitext(base)
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("._-")[:120] or "document"
+    stem = re.sub(r"[^\w.-]+", "_", stem).strip("._-")[:120] or "document"  # \w: letters of any script
     suffix = re.sub(r"[^A-Za-z0-9.]+", "", suffix.lower())[:12]
     return stem + suffix
 
@@ -78,7 +82,7 @@ def save_upload(src: Path, uploads: Path, name: str) -> Path:
     """Copy `src` to `uploads/<safe name>` atomically (an existing upload of that name is replaced)."""
     uploads.mkdir(parents=True, exist_ok=True)
     dest = uploads / safe_name(name)
-    if dest.resolve().parent != uploads.resolve():  # pragma: no cover - safe_name already prevents it
+    if dest.parent.resolve() != uploads.resolve() or dest.name in ("", ".", ".."):  # pragma: no cover
         raise ValueError(f"upload name {name!r} leaves the uploads folder")
     fd, tmp = tempfile.mkstemp(dir=uploads, prefix=".upload-")
     try:

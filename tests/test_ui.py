@@ -1,0 +1,250 @@
+"""The web UI's building blocks (HTML, uploads) and the served app's safety, without a browser.
+
+HTML and upload checks run on plain data and real files in tmp (fast); the server tests launch the
+real Gradio app over the seed index and talk to it over HTTP and gradio_client (slow).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.ui_chat import (
+    answer_html,
+    parse_cite,
+    parse_person,
+    person_ref,
+    profile_html,
+    source_html,
+    stream_steps,
+    streaming_html,
+)
+from assistant.ui_docs import check_upload, doc_key, documents_html, find_doc, safe_name, save_upload
+
+
+def citation(n: int, quote: str, start: int = 0, **kw: Any) -> dict[str, Any]:
+    return {"n": n, "chunk_id": f"c{n}ab", "doc": f"/docs/cv{n}.pdf", "page": n, "section": "Education",
+            "quote": quote, "score": 0.5, "owner": None, "quote_start": start, **kw}
+
+
+# -- names and uploads ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("../../etc/passwd.md", "passwd.md"),
+    ("..\\..\\boot.TXT", "boot.txt"),
+    (".bashrc.md", "bashrc.md"),
+    ("my cv (final).PDF", "my_cv_final.pdf"),
+    ("résumé.docx", "résumé.docx"),
+    ("a<b>|c.md", "a_b_c.md"),
+    ("", "document"),
+])
+def test_safe_name_never_leaves_the_folder(name: str, expected: str) -> None:
+    assert safe_name(name) == expected
+
+
+def test_save_upload_stays_inside_uploads_and_never_writes_through_a_symlink(tmp_path: Path) -> None:
+    uploads = tmp_path / "index" / "uploads"
+    uploads.mkdir(parents=True)
+    outside = tmp_path / "precious.md"
+    outside.write_text("do not overwrite")
+    (uploads / "cv.md").symlink_to(outside)
+    src = tmp_path / "incoming.md"
+    src.write_text("new content")
+
+    dest = save_upload(src, uploads, "../../cv.md")
+    assert dest == uploads / "cv.md" and not dest.is_symlink()
+    assert dest.read_text() == "new content"
+    assert outside.read_text() == "do not overwrite"
+    assert sorted(p.name for p in uploads.iterdir()) == ["cv.md"]  # no temp file left behind
+
+
+def test_check_upload_refuses_wrong_types_sizes_and_disguised_files(tmp_path: Path) -> None:
+    def make(name: str, data: bytes) -> Path:
+        p = tmp_path / name
+        p.write_bytes(data)
+        return p
+
+    assert check_upload(make("ok.md", b"# CV\nhello"), 1000) is None
+    assert check_upload(make("ok.pdf", b"%PDF-1.7\n..."), 1000) is None
+    assert check_upload(make("ok.docx", b"PK\x03\x04rest"), 1000) is None
+    assert "unsupported file type '.exe'" in check_upload(make("tool.exe", b"MZ"), 1000)
+    assert "no extension" in check_upload(make("README", b"text"), 1000)
+    assert "not a PDF" in check_upload(make("scan.pdf", b"<html>"), 1000)
+    assert "not a Word document" in check_upload(make("cv.docx", b"plain"), 1000)
+    assert "binary data" in check_upload(make("notes.txt", b"ab\x00cd"), 1000)
+    assert "empty" in check_upload(make("empty.md", b""), 1000)
+    assert "over the" in check_upload(make("big.md", b"x" * 2001), 1000)
+
+
+# -- chat HTML --------------------------------------------------------------------------------
+
+def test_answer_html_turns_markers_into_chips_that_point_at_the_quote() -> None:
+    d = {"question": "q", "answer": "- Georgia Tech [1]\n- Bogazici [2][7]", "abstained": False,
+         "citations": [citation(1, "Georgia Tech", 40), citation(2, "Bogazici", 3)], "related": [], "notes": []}
+    out = answer_html(d)
+    refs = re.findall(r'href="([^"]+)"', out)
+    assert "#cw-cite-1-c1ab-40-52" in refs and "#cw-cite-2-c2ab-3-11" in refs
+    assert parse_cite("#cw-cite-1-c1ab-40-52") == (1, "c1ab", 40, 52)
+    assert "[7]" not in out and "[1]" not in out  # an unknown marker is dropped, known ones are chips
+    assert out.count("<li>") == 4  # two answer bullets + two sources
+    assert "\n" not in out  # one HTML block for the chat's Markdown renderer
+
+
+def test_answer_html_escapes_everything_from_documents_and_users() -> None:
+    evil = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    d = {"question": evil, "answer": f"{evil} [1]", "abstained": False,
+         "citations": [citation(1, evil, section=evil)], "related": [], "notes": [evil]}
+    out = answer_html(d)
+    assert "<script" not in out and "<img" not in out
+    assert "&lt;script&gt;" in out
+
+
+def test_abstention_renders_related_passages_apart_from_sources() -> None:
+    d = {"question": "q", "answer": "Your documents don't say.", "abstained": True, "citations": [],
+         "related": [citation(1, "close but no")], "notes": []}
+    out = answer_html(d)
+    assert 'class="cw-answer cw-abstained"' in out
+    assert "Related, not an answer" in out and "cw-sources-related" in out and "cw-chip cw-related" in out
+    assert ">Sources<" not in out
+
+
+def test_people_groups_and_profile_links() -> None:
+    d = {"question": "who", "answer": "2 people match.", "abstained": False,
+         "citations": [citation(1, "GNNs"), citation(2, "graph learning")], "related": [], "notes": [],
+         "people": [{"name": "Ada Lovelace", "answer": "Works on GNNs [1]"},
+                    {"name": "Alan Turing", "citations": [2]}]}
+    out = answer_html(d)
+    assert out.count('class="cw-person-card"') == 2
+    assert f'href="{person_ref("Ada Lovelace")}"' in out and parse_person(person_ref("Ada Lovelace")) == "Ada Lovelace"
+    assert "#cw-cite-2-c2ab" in out
+
+
+def test_profile_card_shows_every_field_with_its_citation() -> None:
+    card = {"name": "Ada", "fields": [{"label": "Education", "values": [{"text": "Cambridge", "citation": citation(1, "Cambridge")}]},
+                                      {"label": "Employer", "value": "Analytical Engines", "citations": [citation(2, "AE")]}]}
+    out = profile_html(card)
+    assert "Education" in out and "Cambridge" in out and "#cw-cite-1-c1ab" in out
+    assert "Employer" in out and "Analytical Engines" in out and "#cw-cite-2-c2ab" in out
+
+
+def test_source_html_highlights_exactly_the_quoted_slice() -> None:
+    text = "Education\n\n\nGeorgia <Tech>\nAtlanta\n\nPh.D"
+    start = text.index("Georgia")
+    end = text.index("Atlanta") + len("Atlanta")
+    chunk = {"chunk_id": "c1", "doc": "/x/cv.md", "page": 2, "section": "Education", "text": text, "title": "CV",
+             "owner": "Ada"}
+    out = source_html(chunk, 1, start, end)
+    mark = re.search(r'<mark class="cw-quote">(.*?)</mark>', out, re.S).group(1)
+    assert mark == "Georgia &lt;Tech&gt;\nAtlanta"
+    assert "cv.md" in out and "Page" in out and "Ada" in out
+    assert 'Education\n<mark class="cw-quote">Georgia' in out  # blank lines folded for reading
+    assert "<mark" not in source_html(chunk, 1, 5, 999)  # offsets outside the chunk highlight nothing
+
+
+@pytest.mark.parametrize("ref", ["#cw-cite-1-../../etc/passwd-0-5", "#cw-cite-x-ab-0-5", "cw-cite-1-ab-0", "javascript:alert(1)"])
+def test_parse_cite_rejects_anything_but_a_chunk_reference(ref: str) -> None:
+    assert parse_cite(ref) is None
+
+
+def test_streaming_steps_grow_to_the_full_text_and_hide_markers() -> None:
+    text = "Georgia Institute of Technology, Atlanta [1] and more words to stream here [2]"
+    steps = list(stream_steps(text, steps=5))
+    assert len(steps) >= 4 and steps[-1] == text
+    assert all(b.startswith(a) for a, b in zip(steps, steps[1:], strict=False))
+    assert "[1]" not in streaming_html(steps[-1])
+
+
+def test_documents_table_has_a_remove_button_per_document(tmp_path: Path) -> None:
+    from index import DocRecord
+
+    uploads = tmp_path / "uploads"
+    records = [DocRecord(str(uploads / "a.md"), "A", "Ada", None, 3, "s1", "markdown", 10, "t"),
+               DocRecord("/home/me/b <x>.pdf", "B", None, 2, 5, "s2", "pdf", 10, "t")]
+    out = documents_html(records, uploads)
+    keys = re.findall(r'data-key="([0-9a-f]+)"', out)
+    assert keys == [doc_key(r.doc) for r in records]
+    assert find_doc(records, keys[1]) == records[1] and find_doc(records, "nope") is None
+    assert "uploaded" in out and "b &lt;x&gt;.pdf" in out and "2 documents · 8 passages" in out
+    assert "No documents yet" in documents_html([], uploads)
+
+
+# -- the served app ----------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def http_status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+
+
+@pytest.mark.slow
+def test_server_serves_no_file_by_path_and_lists_documents(seed_assistant, seed_index_dir: Path) -> None:
+    from gradio_client import Client
+
+    from assistant.ui import serve
+
+    port = free_port()
+    app = serve(seed_assistant, port=port, block=False)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert http_status(base + "/") == 200
+        for target in (seed_index_dir / "chunks.sqlite", Path("/etc/passwd"), Path.cwd() / "pyproject.toml",
+                       Path(seed_assistant.documents()[0].doc)):
+            for route in ("/gradio_api/file=", "/file="):
+                assert http_status(base + route + str(target)) in (403, 404), f"{route}{target} is readable"
+        docs = Client(base + "/", verbose=False).predict(api_name="/documents")
+        assert [d["doc"] for d in docs] == [d.doc for d in seed_assistant.documents()]
+        assert set(docs[0]) == {"doc", "title", "owner", "pages", "chunks", "sha256"}
+    finally:
+        app.close()
+
+
+@pytest.mark.slow
+def test_auth_guards_the_ui_and_the_api(seed_assistant) -> None:
+    from gradio_client import Client
+
+    from assistant.ui import serve
+
+    port = free_port()
+    app = serve(seed_assistant, port=port, block=False, auth=("alice", "s3cret"))
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - gradio_client raises different types across versions
+            Client(base, verbose=False).predict("graph", 2, api_name="/search")
+        with pytest.raises(Exception):  # noqa: B017
+            Client(base, auth=("alice", "wrong"), verbose=False)
+        hits = Client(base, auth=("alice", "s3cret"), verbose=False).predict("graph", 2, api_name="/search")
+        assert len(hits["hits"]) == 2
+    finally:
+        app.close()
+
+
+def test_folders_are_offered_only_on_loopback() -> None:
+    from assistant.ui import folders_allowed
+
+    assert folders_allowed("127.0.0.1") and folders_allowed("localhost")
+    assert not folders_allowed("0.0.0.0") and not folders_allowed("192.168.1.20")
+
+
+def test_cli_serve_rejects_a_malformed_auth(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from assistant.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--index", str(tmp_path), "--auth", "no-colon"])
+    assert result.exit_code != 0 and "USER:PASS" in result.output
+    assert os.environ.get("CITEWISE_AUTH") is None
