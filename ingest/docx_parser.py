@@ -50,20 +50,25 @@ def check_zip(path: Path, data: bytes) -> zipfile.ZipFile:
     return z
 
 
-def _level(paragraph) -> int | None:  # type: ignore[no-untyped-def]
-    style = paragraph.style
-    name = (style.name if style is not None else "") or ""
-    if name.lower() == "title":
+def _level(p_el, style_name: str) -> int | None:  # type: ignore[no-untyped-def]
+    if style_name.lower() == "title":
         return 1
-    m = _HEADING_STYLE.match(name.strip())
+    m = _HEADING_STYLE.match(style_name.strip())
     if m:
         return int(m.group(1)) + 1  # Heading 1 sits under the Title
-    lvl = paragraph._p.find(f"{_W}pPr/{_W}outlineLvl")
+    lvl = p_el.find(f"{_W}pPr/{_W}outlineLvl")
     if lvl is not None:
         val = lvl.get(f"{_W}val")
         if val is not None and val.isdigit() and int(val) < 9:
             return int(val) + 2
     return None
+
+
+def _style_name(p_el, names: dict[str, str]) -> str:  # type: ignore[no-untyped-def]
+    # Read the style id from the XML: python-docx's `Paragraph.style` rescans all styles per call.
+    ps = p_el.find(f"{_W}pPr/{_W}pStyle")
+    sid = ps.get(f"{_W}val") if ps is not None else None
+    return names.get(sid or "", sid or "")
 
 
 def parse_docx(path: Path, data: bytes) -> Parsed:
@@ -77,6 +82,7 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
     except Exception as exc:
         raise ParseError(str(path), f"not a readable DOCX: {exc}") from exc
     body = document.element.body
+    names = {st.style_id: st.name or "" for st in document.styles if st.style_id}
     rendered = bool(body.findall(f".//{_W}lastRenderedPageBreak"))
 
     lines: list[str] = []
@@ -98,12 +104,13 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
                 if breaks:
                     page_starts.append(len(lines) + 1)
                 continue
-            level = _level(p)
+            style = _style_name(child, names)
+            level = _level(child, style)
             if level is not None and len(text) <= 200:
                 outline.append((level, text))
                 if level == 1 and title is None:
                     title = text
-            elif p.style is not None and (p.style.name or "").lower().startswith("list"):
+            elif style.lower().startswith("list"):
                 text = "- " + text
             lines.append(text)
             if breaks and not rendered:

@@ -1,0 +1,127 @@
+"""Ingest speed: parsing and chunking a generated corpus of PDFs and DOCX files, next to embedding.
+
+Prints, from one run:
+- pages/s parsed and chunks/s produced over the whole corpus (default 200 documents, half PDF,
+  half DOCX, three pages each);
+- embedding throughput of the real default model on a subset of those chunks, and the ratio of
+  parse+chunk time to embed time per chunk (parsing must not be the bottleneck: ratio << 1);
+- chunks/s of the whole `index_paths` path (discover, hash, parse, chunk, embed, FAISS, SQLite) on a
+  few documents next to raw `SentenceTransformer.encode` of the very same texts (target >= 0.9).
+Embedding is the slow part (~8 chunks/s on 2 busy cores), so only a subset is embedded by default:
+the output says how many. Flags make bigger runs: `--docs 1000 --embed-chunks 512 --index-docs 40`.
+
+    python bench/ingest.py [--docs N] [--pages P] [--embed-chunks N] [--index-docs N] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+from ingest_files import random_pages, write_docx, write_pdf  # noqa: E402
+
+from ingest import chunk_document, load_document  # noqa: E402
+
+
+def generate(folder: Path, n_docs: int, pages: int) -> list[Path]:
+    rng = random.Random(42)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    for i in range(n_docs):
+        content = random_pages(rng, pages)
+        if i % 2 == 0:
+            files.append(write_pdf(folder / f"doc{i:04d}.pdf", content))
+        else:
+            files.append(write_docx(folder / f"doc{i:04d}.docx", content))
+    return files
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=200, help="documents in the corpus (half PDF, half DOCX)")
+    ap.add_argument("--pages", type=int, default=3, help="pages per document")
+    ap.add_argument("--embed-chunks", type=int, default=96, help="chunks embedded to measure embedding speed")
+    ap.add_argument("--index-docs", type=int, default=8, help="documents run through the whole index_paths path")
+    ap.add_argument("--keep", type=Path, help="generate into (and reuse) this folder instead of a temp dir")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="citewise-bench-") as tmp:
+        folder = args.keep or Path(tmp) / "corpus"
+        t = time.perf_counter()
+        existing = sorted(folder.glob("doc*.*")) if args.keep and folder.exists() else []
+        files = existing if len(existing) >= args.docs else generate(folder, args.docs, args.pages)
+        files = files[: args.docs]
+        print(f"corpus: {len(files)} documents ({sum(f.suffix == '.pdf' for f in files)} PDF, "
+              f"{sum(f.suffix == '.docx' for f in files)} DOCX), generated in {time.perf_counter() - t:.1f} s")
+
+        t = time.perf_counter()
+        docs = [load_document(f) for f in files]
+        parse_s = time.perf_counter() - t
+        pages = sum(max(len(d.pages), 1) for d in docs)
+        pdf_pages = sum(len(d.pages) for d in docs if d.format == "pdf")
+        t = time.perf_counter()
+        chunks = [c for d in docs for c in chunk_document(d)]
+        chunk_s = time.perf_counter() - t
+        print(f"parse: {pages} pages ({pdf_pages} PDF) in {parse_s:.2f} s = {pages / parse_s:.0f} pages/s, "
+              f"{len(docs) / parse_s:.0f} documents/s")
+        print(f"chunk: {len(chunks)} chunks in {chunk_s:.2f} s = {len(chunks) / chunk_s:.0f} chunks/s; "
+              f"parse+chunk = {len(chunks) / (parse_s + chunk_s):.0f} chunks/s")
+
+        from index import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder()
+        embedder.embed_documents(["warm up the model"])
+        subset = [c.embed_text() for c in random.Random(0).sample(chunks, min(args.embed_chunks, len(chunks)))]
+        t = time.perf_counter()
+        embedder.embed_documents(subset)
+        embed_s = time.perf_counter() - t
+        embed_rate = len(subset) / embed_s
+        per_chunk_parse = (parse_s + chunk_s) / len(chunks)
+        print(f"embed: {len(subset)} of {len(chunks)} chunks (a subset, to keep the run short) in {embed_s:.1f} s "
+              f"= {embed_rate:.1f} chunks/s")
+        print(f"ratio parse+chunk time / embed time per chunk: {per_chunk_parse * embed_rate:.4f} "
+              f"(embedding the whole corpus would take ~{len(chunks) / embed_rate:.0f} s, "
+              f"parsing+chunking took {parse_s + chunk_s:.1f} s)")
+
+        from sentence_transformers import SentenceTransformer
+
+        from index import Store, index_paths
+        from index.embed import default_model_path
+
+        few = folder.parent / "few"
+        few.mkdir(exist_ok=True)
+        for f in files[: args.index_docs]:
+            target = few / f.name
+            if not target.exists():
+                target.write_bytes(f.read_bytes())
+        store = Store.create(Path(tmp) / "index", embedder.name, embedder.dim)
+        t = time.perf_counter()
+        report = index_paths([few], store, embedder)
+        index_s = time.perf_counter() - t
+        texts = [c.embed_text() for f in sorted(few.iterdir()) for c in chunk_document(load_document(f))]
+        store.close()
+        raw = SentenceTransformer(default_model_path(), device="cpu")  # the model the embedder loads
+        raw.encode(["warm up"])
+        t = time.perf_counter()
+        raw.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        raw_s = time.perf_counter() - t
+        n = report.chunks_embedded
+        print(f"index_paths: {len(list(few.iterdir()))} documents, {n} chunks in {index_s:.1f} s = "
+              f"{n / index_s:.2f} chunks/s; raw SentenceTransformer.encode of the same {len(texts)} texts: "
+              f"{raw_s:.1f} s = {len(texts) / raw_s:.2f} chunks/s")
+        print(f"ratio index_paths / raw encode throughput: {(n / index_s) / (len(texts) / raw_s):.2f} (target >= 0.9)")
+
+
+if __name__ == "__main__":
+    main()
