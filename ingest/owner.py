@@ -28,7 +28,9 @@ _INITIAL = r"[A-Z]\."
 _NAME = rf"(?:(?:{_INITIAL}\s?){{1,3}}{_WORD}(?:\s{_WORD})?|{_WORD}(?:\s(?:{_WORD}|{_INITIAL})){{1,3}})"
 _NAME_LINE = re.compile(rf"^\s*({_NAME})\s*$")
 _BOLD_NAME = re.compile(rf"\*\*({_NAME})\*\*")
-_AUTHOR = re.compile(rf"(?:^|[,;:\"]\s*|\band\s)({_NAME})(?=\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M)
+_AUTHOR = re.compile(
+    rf"(?:^[ \t]*(?:[-•*>][ \t]*)?|[,;:\"]\s*|\band\s)({_NAME})(?=\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
+)
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\(?\d{1,3}\)?[ -]?\d{3}[ -]\d{3,4}[ -]?\d{0,4}|linkedin|github\.com", re.I)
 
 # Capitalised phrases that look like names but never are.

@@ -292,3 +292,18 @@ def test_spans_unique_and_advancing_on_tokenised_lowercase_text(tmp_path: Path) 
         assert len(spans) == len(set(spans))
         assert all(b[1] > a[1] and b[0] > a[0] for a, b in zip(spans, spans[1:], strict=False))
         assert all(e - s <= size * 1.5 for s, e in spans)
+
+
+def test_owner_from_recurring_author_and_not_from_a_tie(tmp_path: Path) -> None:
+    entries = "\n".join(
+        f"- {a}, \"Paper number {i} on storage\", Conference {i}, 20{10 + i}."
+        for i, a in enumerate(["Ada Quillfeather, Bo Tran", "A. Quillfeather, Carla Diaz", "Dan Eck, Ada Quillfeather",
+                               "A. Quillfeather", "Ada Quillfeather, Bo Tran, Fay Gil"])
+    )
+    cv = tmp_path / "pubs.txt"
+    cv.write_text(f"Publications\n\n{entries}\n\nEducation\n\nUniversity of Somewhere, 2019.\n")
+    assert load_document(cv).owner == "Ada Quillfeather"
+    # Seed 002 without its bold marks: Baolin Li and his advisor co-author equally often -> no guess.
+    plain = tmp_path / "002-plain.txt"
+    plain.write_text(SEEDS["002"].read_text().replace("**", ""))
+    assert load_document(plain).owner is None
