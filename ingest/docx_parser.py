@@ -117,7 +117,7 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
                 page_starts.append(len(lines))
         elif child.tag == f"{_W}tbl":
             for row in Table(child, document).rows:
-                cells = []
+                cells: list[str] = []
                 for cell in row.cells:
                     t = " ".join(cell.text.split())
                     if t and (not cells or cells[-1] != t):  # merged cells repeat their text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from .errors import ParseError
 from .parsed import Parsed
@@ -59,10 +60,10 @@ def parse_html(path: Path, data: bytes) -> Parsed:
         return text
 
     # An explicit stack instead of recursion: deeply nested pages must not hit the recursion limit.
-    stack: list[tuple[object, bool]] = [(root, False)]
+    stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
         node, closing = stack.pop()
-        tag = node.tag  # type: ignore[attr-defined]
+        tag: str = node.tag or ""
         if closing:
             m = _HEADING.match(tag)
             if m:
@@ -85,12 +86,12 @@ def parse_html(path: Path, data: bytes) -> Parsed:
                     lines.append("")
             continue
         if tag == "-text":
-            current.append(node.text_content or "")  # type: ignore[attr-defined]
+            current.append(node.text_content or "")
             continue
         if tag in _BLOCK:
             flush()
         stack.append((node, True))
-        children = list(node.iter(include_text=True))  # type: ignore[attr-defined]
+        children = list(node.iter(include_text=True))
         stack.extend((c, False) for c in reversed(children))
     flush()
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

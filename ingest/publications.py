@@ -147,7 +147,7 @@ def parse_publications(text: str) -> list[Publication]:
         run = _author_run(body)
         if run is None:
             continue
-        a, _, authors, rest = run
+        a, _, run_authors, rest = run
         before = body[:a].strip()
         start = shift
         title_line = before
@@ -177,7 +177,7 @@ def parse_publications(text: str) -> list[Publication]:
                 venue = nxt.strip(" .,")
                 end = n_off + len(n_raw.rstrip())
         pubs.append(Publication(
-            title, authors, venue or prefix_venue, _year(venue, prefix_year, date_line), start, end,
+            title, run_authors, venue or prefix_venue, _year(venue, prefix_year, date_line), start, end,
         ))
         used_until = end
     return pubs
