@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: help install install-test chromium demo test test-fast lint bench clean
+.PHONY: help install install-test chromium screenshots demo test test-fast lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -34,11 +34,15 @@ install-test: $(VENV)/.installed-test chromium  ## install citewise with the tes
 
 chromium:  ## Debian's chromium for the browser tests (never `playwright install`)
 	@if ! command -v chromium >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then SUDO=sudo; else SUDO=no; fi; \
+	  if [ "$$SUDO" != no ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian chromium for the browser tests"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	    $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
 	  else echo "chromium not found and cannot apt-get install it: browser tests will be skipped"; fi; \
 	fi
+
+screenshots: install-test  ## retake docs/chat.png and docs/documents.png with the browser tests
+	CITEWISE_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/test_browser.py
 
 demo: install  ## index examples/profiles/ and open the chat at http://127.0.0.1:$(PORT)
 	$(BIN)/citewise index examples/profiles --index $(DEMO_INDEX)
