@@ -188,7 +188,8 @@ def docs(index_dir: Path | None, as_json: bool) -> None:
     for d in records:
         owner = d.owner or "-"
         click.echo(f"{d.doc}\n    title: {d.title} | owner: {owner} | pages: {d.pages or '-'} | chunks: {d.chunks}")
-    click.echo(f"{len(records)} documents, {sum(d.chunks for d in records)} chunks ({assistant.store.path})")
+    click.echo(f"{len(records)} documents, {sum(d.chunks for d in records)} chunks, "
+               f"{assistant.store.vector_index_kind} vector index ({assistant.store.path})")
 
 
 @main.command()
@@ -264,6 +265,11 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
                    + ("" if credentials else " (no --auth set)"), err=True)
     run(_open(index_dir), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
 
+
+from .cli_eval import eval_group, stats  # noqa: E402  (registered last: cli_eval imports this module)
+
+main.add_command(eval_group)
+main.add_command(stats)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -71,9 +71,8 @@ class SentenceTransformerEmbedder:
                         f"Cannot load embedding model {self.name!r}: give a local path or a model already in "
                         f"the Hugging Face cache (nothing is downloaded). Cause: {exc}"
                     ) from exc
-                get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-                    self._model, "get_sentence_embedding_dimension"
-                )
+                get_dim = (getattr(self._model, "get_embedding_dimension", None)
+                           or self._model.get_sentence_embedding_dimension)
                 dim = get_dim()
                 self._dim = int(dim) if dim else None
                 log.info("loaded embedding model %s (dim %s)", self.name, self._dim)

@@ -50,7 +50,15 @@ def m001_create_tables(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables]
+def m002_lexical_index(db: sqlite3.Connection) -> None:
+    """FTS5 over each chunk's text and context (title, owner, section), pre-tokenised by `index.lexical`."""
+    from . import lexical
+
+    lexical.create_table(db)
+    lexical.rebuild(db)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables, m002_lexical_index]
 
 
 def schema_version(db: sqlite3.Connection) -> int:

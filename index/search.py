@@ -1,16 +1,33 @@
 """Search over a `Store`: query in, ranked `Hit`s out.
 
 `Searcher` is what the CLI, the API and the evaluator call; `mode` picks the retrieval method by
-name from `MODES`, and "default" is what `citewise search` runs.
+name from `MODES`:
+
+- `dense`: cosine of the query embedding (FAISS, or the stored vectors of `docs`);
+- `lexical`: FTS5 BM25 over chunk text and context with our tokenizer (`index.lexical`);
+- `hybrid`: both, fused by plain reciprocal rank fusion (k=60), the textbook baseline;
+- `default`: both, fused as measured best (`DEFAULT_FUSION`); what `citewise search` runs.
+
+The lexical query runs in a worker thread while the query is embedded, so hybrid search costs
+little more than the embedding. Fused candidates are deduplicated (identical chunk text, as from a
+file indexed under two paths, is shown once). An optional `Reranker` re-scores the top candidates.
+Query expansion with an LLM is left out: nothing here may call a model that is not local and small.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from . import fuse
 from .embed import Embedder
+from .lexical import terms
+from .rerank import Reranker
+from .scope import find_scope
 from .store import Store, StoredChunk
 
 
@@ -40,37 +57,148 @@ class Hit:
                    chunk.owner, chunk.title, chunk.start, chunk.end)
 
 
+@dataclass(frozen=True)
+class Fusion:
+    """How `default` fuses dense and lexical candidates (chosen by measurement, see DEVELOPERS notes)."""
+
+    method: str = "convex"  # "convex" (normalised scores) or "rrf"
+    norm: str = "z"  # convex: how scores are normalised (fuse.NORMS)
+    dense_weight: float = 0.6  # convex: weight of the dense list; lexical gets 1 - this
+    rrf_k: float = 60.0
+    depth: int = 100  # candidates taken from each list (at least 2k)
+    context_weight: float = 1.0  # BM25 weight of the context column (title, owner, section)
+    feedback: int = 3  # pseudo-relevance feedback: the query vector moves towards the top fused chunks
+    feedback_weight: float = 1.0  # ... by this much of their mean vector (0 or feedback=0: off)
+    scope_owners: bool = True  # a query naming a document owner searches their documents (index.scope)
+
+
+DEFAULT_FUSION = Fusion()
+HYBRID_RRF = Fusion(method="rrf", rrf_k=60.0, context_weight=0.5, feedback=0, scope_owners=False)
+
+_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="citewise-lexical")
+
+
 def _to_hits(store: Store, scored: list[tuple[int, float]], k: int) -> list[Hit]:
-    chunks = store.chunks_by_ids(i for i, _ in scored)
+    """The first `k` stored chunks of `scored`, dropping ids gone since and repeated texts."""
     hits: list[Hit] = []
-    for i, score in scored:
-        c = chunks.get(i)
-        if c is not None:  # a chunk removed since the FAISS file was read is skipped
+    seen: set[str] = set()
+    for start in range(0, len(scored), max(k * 2, 20)):
+        part = scored[start : start + max(k * 2, 20)]
+        chunks = store.chunks_by_ids(i for i, _ in part)
+        for i, score in part:
+            c = chunks.get(i)
+            if c is None or c.text in seen:  # removed since the FAISS file was read, or a duplicate
+                continue
+            seen.add(c.text)
             hits.append(Hit.from_chunk(len(hits) + 1, c, score))
-        if len(hits) == k:
-            break
+            if len(hits) == k:
+                return hits
     return hits
+
+
+def _dense_vec(store: Store, q: np.ndarray, depth: int, docs: Collection[str] | None) -> list[tuple[int, float]]:
+    return store.dense_search(q, depth) if docs is None else store.dense_search_in(q, docs, depth)
+
+
+def _dense(store: Store, embedder: Embedder, query: str, depth: int,
+           docs: Collection[str] | None) -> list[tuple[int, float]]:
+    return _dense_vec(store, embedder.embed_query(query), depth, docs)
 
 
 def dense_search(store: Store, embedder: Embedder, query: str, k: int = 10,
                  docs: Collection[str] | None = None) -> list[Hit]:
     """Nearest chunks by cosine similarity of the query embedding (only in `docs` when given)."""
+    return _to_hits(store, _dense(store, embedder, query, k * 2, docs), k)
+
+
+def lexical_search(store: Store, embedder: Embedder, query: str, k: int = 10,
+                   docs: Collection[str] | None = None, fusion: Fusion = DEFAULT_FUSION) -> list[Hit]:
+    """Chunks ranked by FTS5 BM25 of the query's terms (only in `docs` when given)."""
+    return _to_hits(store, store.lexical_search(query, k * 2, docs, fusion.context_weight), k)
+
+
+def fused_candidates(store: Store, embedder: Embedder, query: str, k: int,
+                     docs: Collection[str] | None, fusion: Fusion) -> list[tuple[int, float]]:
+    """Dense and lexical candidates fused by `fusion`, best first (ids, not yet hits)."""
+    depth = max(fusion.depth, 2 * k)
+    lexical = _pool.submit(store.lexical_search, query, depth, docs, fusion.context_weight)
     q = embedder.embed_query(query)
-    scored = store.dense_search(q, k) if docs is None else store.dense_search_in(q, docs, k)
-    return _to_hits(store, scored, k)
+    dense = _dense_vec(store, q, depth, docs)
+    lex = lexical.result()
+    fused = _fuse(dense, lex, fusion)
+    if fusion.feedback > 0 and fusion.feedback_weight > 0 and fused:
+        # Rocchio on the query vector: the top fused chunks (agreed on by both signals) pull it
+        # towards the vocabulary of relevant passages; measured +0.02 nDCG@10 on Cranfield.
+        fb = store.vectors([i for i, _ in fused[: fusion.feedback]])
+        if len(fb):
+            q2 = q + fusion.feedback_weight * fb.mean(axis=0)
+            q2 /= max(float(np.linalg.norm(q2)), 1e-12)
+            fused = _fuse(_dense_vec(store, q2, depth, docs), lex, fusion)
+    return fused
+
+
+def _fuse(dense: list[tuple[int, float]], lex: list[tuple[int, float]], fusion: Fusion) -> list[tuple[int, float]]:
+    if fusion.method == "rrf":
+        return fuse.rrf([dense, lex], k=fusion.rrf_k)
+    if fusion.method == "convex":
+        # An id missing from the lexical list matched no query term: BM25 0, not "just below the last".
+        return fuse.convex([dense, lex], [fusion.dense_weight, 1.0 - fusion.dense_weight], fusion.norm,
+                           floors=[None, 0.0])
+    raise ValueError(f"unknown fusion method {fusion.method!r}; choose convex or rrf")
+
+
+def fused_search(store: Store, embedder: Embedder, query: str, k: int = 10,
+                 docs: Collection[str] | None = None, fusion: Fusion = DEFAULT_FUSION) -> list[Hit]:
+    """Fused dense + lexical hits; a query naming document owners is answered from their documents first."""
+    scope = find_scope(query, store.owner_docs(), docs) if fusion.scope_owners else None
+    if scope is None:
+        return _to_hits(store, fused_candidates(store, embedder, query, k, docs, fusion), k)
+    inner = scope.query if terms(scope.query) else query
+    scoped = fused_candidates(store, embedder, inner, k, scope.docs, fusion)
+    if len(scope.owners) > 1:  # several people named: take turns, so each of them is in the top k
+        owner_of = {d: o for o, ds in store.owner_docs().items() if o in scope.owners for d in ds}
+        doc_of = {i: c.doc for i, c in store.chunks_by_ids(i for i, _ in scoped).items()}
+        scoped = fuse.interleave(scoped, {i: owner_of.get(d, "") for i, d in doc_of.items()})
+    if len(scoped) >= k:
+        return _to_hits(store, scoped, k)
+    # Fewer chunks than asked for in the named people's documents: the rest come from everywhere.
+    top = max((s for _, s in scoped), default=0.0)
+    rest = [(i, s - top - 1.0) for i, s in fused_candidates(store, embedder, query, k, docs, fusion)]
+    taken = {i for i, _ in scoped}
+    return _to_hits(store, scoped + [(i, s) for i, s in rest if i not in taken], k)
+
+
+def hybrid_search(store: Store, embedder: Embedder, query: str, k: int = 10,
+                  docs: Collection[str] | None = None) -> list[Hit]:
+    """Dense + lexical by plain reciprocal rank fusion (k=60): the baseline `default` must beat."""
+    return fused_search(store, embedder, query, k, docs, HYBRID_RRF)
+
+
+def default_search(store: Store, embedder: Embedder, query: str, k: int = 10,
+                   docs: Collection[str] | None = None) -> list[Hit]:
+    """Dense + lexical fused by `DEFAULT_FUSION`, the best measured."""
+    return fused_search(store, embedder, query, k, docs, DEFAULT_FUSION)
 
 
 # (store, embedder, query, k, docs) -> hits; `docs` restricts the search to those document paths.
 SearchFn = Callable[[Store, Embedder, str, int, Collection[str] | None], list[Hit]]
-MODES: dict[str, SearchFn] = {"dense": dense_search, "default": dense_search}
+MODES: dict[str, SearchFn] = {
+    "dense": dense_search,
+    "lexical": lexical_search,
+    "hybrid": hybrid_search,
+    "default": default_search,
+}
 
 
 class Searcher:
-    """A store and an embedder, searched by any mode in `MODES`."""
+    """A store and an embedder, searched by any mode in `MODES`; optionally reranked."""
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(self, store: Store, embedder: Embedder, reranker: Reranker | None = None,
+                 rerank_depth: int = 30) -> None:
         self.store = store
         self.embedder = embedder
+        self.reranker = reranker
+        self.rerank_depth = rerank_depth
 
     def search(self, query: str, k: int = 10, mode: str = "default",
                docs: Collection[str] | None = None) -> list[Hit]:
@@ -81,4 +209,7 @@ class Searcher:
             raise ValueError(f"unknown search mode {mode!r}; choose one of: {', '.join(sorted(MODES))}") from None
         if not query.strip():
             return []
-        return fn(self.store, self.embedder, query, k, docs)
+        if self.reranker is None:
+            return fn(self.store, self.embedder, query, k, docs)
+        candidates = fn(self.store, self.embedder, query, max(k, self.rerank_depth), docs)
+        return self.reranker.rerank(query, candidates)[:k]

@@ -1,7 +1,7 @@
 """The on-disk index: a directory holding
 
     manifest.json        format version, embedder name and dimension (written once, atomically)
-    chunks.sqlite        documents, chunks (with their vectors) and meta, in WAL mode
+    chunks.sqlite        documents, chunks (with their vectors), the FTS5 lexical index and meta, in WAL mode
     vectors-<gen>.faiss  the FAISS index of generation <gen>, written with faiss.write_index
     .lock                held by the one writer
 
@@ -9,7 +9,10 @@ A write is one SQLite transaction. The new FAISS file is written aside (fsync, t
 before the transaction that points `meta.faiss_file` at it commits, so the commit is the atomic
 switch: a crash at any moment leaves the previous generation loadable. Vectors are also kept in
 SQLite, so a lost FAISS file is rebuilt without re-embedding. Readers reload when the generation
-changes. Nothing here unpickles anything.
+changes. The FTS5 rows of a chunk are written in the same transaction as the chunk. The FAISS
+index is exact or IVF by size (`index.vectors`); its kind is recorded in `meta.faiss_kind`.
+Nothing here unpickles anything. Left out: sharing one FAISS index between processes (each opens
+its own copy) and compaction of the SQLite file after large removals (`VACUUM` by hand).
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ from filelock import FileLock, Timeout
 
 from ingest import Chunk, Document
 
+from . import lexical, vectors
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound
-from .migrations import migrate, schema_version
+from .migrations import MIGRATIONS, migrate, schema_version
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +101,14 @@ def faiss_id(chunk_id: str) -> int:
     return int(chunk_id[:15], 16)
 
 
+def _meta_of(db: sqlite3.Connection, key: str) -> str | None:
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return row[0] if row else None
+
+
 def _fsync_dir(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
@@ -117,7 +129,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def new_faiss_index(dim: int) -> faiss.Index:
-    return faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+    return vectors.new_exact(dim)
 
 
 _CHUNK_SELECT = """
@@ -136,6 +148,7 @@ class Store:
         self._db = self._connect()
         self._generation = -1
         self._faiss: faiss.Index = new_faiss_index(manifest.dim)
+        self._owners: tuple[int, dict[str, list[str]]] | None = None
         self.refresh()
 
     # -- opening ---------------------------------------------------------------------------
@@ -157,7 +170,37 @@ class Store:
                 f"The index at {p} was built with the embedding model {manifest.embedder!r}, not {embedder!r}. "
                 f"Use --model {manifest.embedder} or build a new index in another directory."
             )
+        cls._upgrade(p)
         return cls(p, manifest)
+
+    @staticmethod
+    def _upgrade(p: Path) -> None:
+        """Apply pending schema migrations and re-tokenise for a new lexical tokenizer, under the writer lock."""
+        db = sqlite3.connect(p / DATABASE, isolation_level=None)
+        try:
+            current = schema_version(db) >= len(MIGRATIONS) and _meta_of(db, "lexical_version") == lexical.LEXICAL_VERSION
+            if current:
+                return
+            try:
+                lock = FileLock(str(p / ".lock"), timeout=30)
+                lock.acquire()
+            except Timeout:
+                raise IndexLocked(f"The index at {p} needs an upgrade but another process is writing to it.") from None
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    migrate(db)
+                    if _meta_of(db, "lexical_version") != lexical.LEXICAL_VERSION:
+                        log.info("re-tokenising the lexical index of %s", p)
+                        lexical.rebuild(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            finally:
+                lock.release()
+        finally:
+            db.close()
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], embedder: str, dim: int) -> Store:
@@ -197,34 +240,31 @@ class Store:
 
     # -- generations -----------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return _meta_of(self._db, key)
 
     def refresh(self) -> None:
         """Load the FAISS index of the current generation if another process committed a newer one."""
         with self._lock:
-            gen = int(self._meta("generation") or 0)
-            if gen == self._generation:
+            if int(self._meta("generation") or 0) == self._generation:
                 return
-            name = self._meta("faiss_file")
-            index = None
-            if name and (self.path / name).exists():
-                try:
-                    index = faiss.read_index(str(self.path / name))
-                except RuntimeError as exc:
-                    log.warning("%s unreadable (%s): rebuilding it from stored vectors", name, exc)
-            if index is None:
-                index = self._rebuild_faiss()
+            self._db.execute("BEGIN")  # one snapshot: the generation, its file name and its vectors agree
+            try:
+                gen = int(self._meta("generation") or 0)
+                name = self._meta("faiss_file")
+                index = None
+                if name and (self.path / name).exists():
+                    try:
+                        index = vectors.tune(faiss.read_index(str(self.path / name)))
+                    except RuntimeError as exc:
+                        log.warning("%s unreadable (%s): rebuilding it from stored vectors", name, exc)
+                if index is None:
+                    index = _index_from_db(self._db, self.manifest.dim, self._meta("faiss_kind"))
+            finally:
+                self._db.execute("COMMIT")
             self._faiss, self._generation = index, gen
 
     def _rebuild_faiss(self) -> faiss.Index:
-        index = new_faiss_index(self.manifest.dim)
-        rows = self._db.execute("SELECT id, vector FROM chunks").fetchall()
-        if rows:
-            ids = np.array([r[0] for r in rows], dtype=np.int64)
-            vecs = np.vstack([np.frombuffer(r[1], dtype="<f4") for r in rows])
-            index.add_with_ids(vecs, ids)
-        return index
+        return _index_from_db(self._db, self.manifest.dim, None)
 
     @property
     def generation(self) -> int:
@@ -233,6 +273,30 @@ class Store:
     @property
     def vector_count(self) -> int:
         return int(self._faiss.ntotal)
+
+    @property
+    def vector_index_kind(self) -> str:
+        """"exact" or "ivf": the FAISS index this generation searches."""
+        self.refresh()
+        return vectors.kind_of(self._faiss)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts and the kinds of the index's parts (for `citewise stats`)."""
+        self.refresh()
+        with self._lock:
+            docs, chunks = self._db.execute("SELECT (SELECT COUNT(*) FROM documents), (SELECT COUNT(*) FROM chunks)").fetchone()
+            schema = schema_version(self._db)
+        kind = vectors.kind_of(self._faiss)
+        out: dict[str, Any] = {
+            "index": str(self.path), "documents": docs, "chunks": chunks, "vectors": self.vector_count,
+            "embedder": self.manifest.embedder, "dim": self.manifest.dim, "vector_index": kind,
+            "vector_index_description": vectors.KINDS[kind], "exact_max": vectors.EXACT_MAX,
+            "generation": self._generation, "schema_version": schema, "lexical_tokenizer": lexical.LEXICAL_VERSION,
+        }
+        ivf = faiss.try_extract_index_ivf(self._faiss)
+        if ivf is not None:
+            out.update(nlist=int(ivf.nlist), nprobe=int(ivf.nprobe))
+        return out
 
     # -- reading ---------------------------------------------------------------------------
     def documents(self) -> list[DocRecord]:
@@ -249,6 +313,19 @@ class Store:
                 (path,),
             ).fetchone()
         return DocRecord(*row) if row else None
+
+    def owner_docs(self) -> dict[str, list[str]]:
+        """Owner name -> paths of the documents they own (cached per generation)."""
+        self.refresh()
+        with self._lock:
+            if self._owners is None or self._owners[0] != self._generation:
+                owners: dict[str, list[str]] = {}
+                for owner, path in self._db.execute(
+                    "SELECT owner, path FROM documents WHERE owner IS NOT NULL AND owner != '' ORDER BY path"
+                ):
+                    owners.setdefault(owner, []).append(path)
+                self._owners = (self._generation, owners)
+            return self._owners[1]
 
     def document_text(self, path: str) -> str | None:
         with self._lock:
@@ -273,6 +350,17 @@ class Store:
                     out[row[0]] = StoredChunk(*row)
         return out
 
+    def vectors(self, ids: Sequence[int]) -> np.ndarray:
+        """The stored (normalised) vectors of chunks `ids`, in that order; unknown ids are skipped."""
+        if not ids:
+            return np.zeros((0, self.manifest.dim), dtype=np.float32)
+        with self._lock:
+            rows = dict(self._db.execute(
+                f"SELECT id, vector FROM chunks WHERE id IN ({','.join('?' * len(ids))})", [int(i) for i in ids]
+            ).fetchall())
+        found = [np.frombuffer(rows[i], dtype="<f4") for i in ids if i in rows]
+        return np.vstack(found) if found else np.zeros((0, self.manifest.dim), dtype=np.float32)
+
     def chunks_of(self, path: str) -> list[StoredChunk]:
         with self._lock:
             rows = self._db.execute(_CHUNK_SELECT + " WHERE d.path = ? ORDER BY c.ord", (path,)).fetchall()
@@ -286,6 +374,24 @@ class Store:
             return []
         scores, ids = index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), min(k, index.ntotal))
         return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+
+    def doc_ids(self, docs: Iterable[str]) -> list[int]:
+        """The internal ids of the documents at `docs` (paths); unknown paths are ignored."""
+        paths = list(docs)
+        out: list[int] = []
+        with self._lock:
+            for i in range(0, len(paths), 500):
+                part = paths[i : i + 500]
+                q = f"SELECT doc_id FROM documents WHERE path IN ({','.join('?' * len(part))})"
+                out.extend(r[0] for r in self._db.execute(q, part))
+        return out
+
+    def lexical_search(self, query: str, k: int, docs: Iterable[str] | None = None,
+                       context_weight: float = 0.5) -> list[tuple[int, float]]:
+        """(faiss id, BM25 score) of the `k` best chunks by FTS5; only in `docs` (paths) when given."""
+        doc_ids = None if docs is None else self.doc_ids(docs)
+        with self._lock:
+            return lexical.search(self._db, query, k, context_weight=context_weight, doc_ids=doc_ids)
 
     def dense_search_in(self, query: np.ndarray, docs: Iterable[str], k: int) -> list[tuple[int, float]]:
         """Exact cosine search restricted to the chunks of `docs` (paths), from the stored vectors."""
@@ -357,6 +463,7 @@ class Writer:
         ids = [r[0] for r in self.db.execute(
             "SELECT c.id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE d.path = ?", (path,)
         )]
+        lexical.delete_rows(self.db, ids)
         self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
         cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
         if ids:
@@ -391,6 +498,7 @@ class Writer:
                 for i, c, v in zip(ids, chunks, vecs, strict=True)
             ],
         )
+        lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)])
         if len(ids):
             self.index.add_with_ids(vecs, ids)
         self.changed = True
@@ -400,6 +508,14 @@ class Writer:
             self.db.execute("COMMIT")
             return
         gen = int(self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0]) + 1
+        want = vectors.needs_rebuild(self.index, int(_meta_of(self.db, "faiss_trained_on") or 0))
+        if want is not None:
+            log.info("rebuilding the vector index as %s (%d vectors)", want, self.index.ntotal)
+            self.index = _index_from_db(self.db, self.store.manifest.dim, want)
+            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('faiss_trained_on', ?)",
+                            (str(self.index.ntotal),))
+        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('faiss_kind', ?)",
+                        (vectors.kind_of(self.index),))
         name = f"vectors-{gen}.faiss"
         path = self.store.path / name
         tmp = path.with_name(name + ".tmp")
@@ -411,3 +527,18 @@ class Writer:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('faiss_file', ?)", (name,))
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('generation', ?)", (str(gen),))
         self.db.execute("COMMIT")  # the switch: readers see the new generation from here on
+
+
+def _index_from_db(db: sqlite3.Connection, dim: int, kind: str | None) -> faiss.Index:
+    """A FAISS index of `kind` (by size when None) from the vectors stored in SQLite."""
+    n = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    ids = np.empty(n, dtype=np.int64)
+    vecs = np.empty((n, dim), dtype=np.float32)
+    cur = db.execute("SELECT id, vector FROM chunks")
+    pos = 0
+    while rows := cur.fetchmany(4096):
+        for i, blob in rows:
+            ids[pos] = i
+            vecs[pos] = np.frombuffer(blob, dtype="<f4")
+            pos += 1
+    return vectors.build(kind or vectors.kind_for(n), dim, ids[:pos], vecs[:pos])

@@ -1,0 +1,144 @@
+"""`citewise eval beir|qa` and `citewise stats`: measure retrieval, describe an index.
+
+Thin commands over `index.evaluate` and `Store.stats`; answer-quality metrics for `eval qa` are
+added by the assistant room on top of the per-item results `evaluate_qa` returns.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .cli import _dump, _open, friendly_errors, index_option
+
+MODES_HELP = "Search modes to compare (repeatable). Default: dense, lexical, hybrid, default."
+
+
+def _table(results: dict[str, dict[str, float]], title: str) -> str:
+    metrics = list(next(iter(results.values())).keys()) if results else []
+    lines = [title, f"{'mode':<10}" + "".join(f"{m:>12}" for m in metrics)]
+    for mode, values in results.items():
+        lines.append(f"{mode:<10}" + "".join(
+            f"{values[m]:>12.0f}" if m == "questions" else f"{values[m]:>12.4f}" for m in metrics))
+    return "\n".join(lines)
+
+
+def _embedder(model: str | None) -> Any:
+    from .api import make_embedder
+
+    return make_embedder(model)
+
+
+@click.group("eval")
+def eval_group() -> None:
+    """Measure retrieval quality on a BEIR dataset or a QA file."""
+
+
+@eval_group.command("beir")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the index here (a re-run then embeds nothing). Default: a temporary directory.")
+@click.option("--model", help="Embedding model name or local path (default: the packaged all-MiniLM-L6-v2).")
+@click.option("--split", default="test", show_default=True, help="Which qrels/<split>.tsv to use.")
+@click.option("--mode", "modes", multiple=True, help=MODES_HELP)
+@click.option("--max-queries", type=int, help="Only the first N judged queries (quick checks).")
+@click.option("--json", "as_json", is_flag=True, help='{"dense": {...}, "lexical": {...}, "hybrid": {...}, "default": {...}}')
+@friendly_errors
+def eval_beir(folder: Path, index_dir: Path | None, model: str | None, split: str, modes: tuple[str, ...],
+              max_queries: int | None, as_json: bool) -> None:
+    """Index a BEIR-layout FOLDER (corpus.jsonl, queries.jsonl, qrels/) with the real pipeline and
+    report nDCG@10, Recall@10, Recall@100 and MRR@10 per search mode (pytrec_eval).
+
+    \b
+    Example:
+      citewise eval beir ../shared/eval/beir/cranfield --index /tmp/cranfield-index
+    """
+    from index.evaluate import EVAL_MODES, evaluate_beir
+
+    results = evaluate_beir(folder, _embedder(model), index_dir=index_dir, modes=modes or EVAL_MODES,
+                            split=split, max_queries=max_queries)
+    if as_json:
+        _dump(results)
+    else:
+        click.echo(_table(results, f"{folder.name} ({split}): documents ranked by their best chunk"))
+
+
+@eval_group.command("qa")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--docs", "docs_dir", required=True, type=click.Path(exists=True, path_type=Path),
+              help="The documents the questions are about (indexed with the real pipeline).")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Index DOCS into this directory and keep it. Default: a temporary directory.")
+@click.option("--model", help="Embedding model name or local path (default: the packaged all-MiniLM-L6-v2).")
+@click.option("--mode", "modes", multiple=True, help=MODES_HELP)
+@click.option("--items", "show_items", is_flag=True, help="Also list each question's first supporting rank (default mode).")
+@click.option("--json", "as_json", is_flag=True, help='{"dense": {...}, ..., "default": {...}} (+ "items" with --items)')
+@friendly_errors
+def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | None, modes: tuple[str, ...],
+            show_items: bool, as_json: bool) -> None:
+    """Recall@1/4/10 and MRR@10 of retrieval for the questions in FILE (JSON lines with "q", "docs"
+    file-name prefixes and "gold" strings). A hit is a chunk of a listed document containing a gold
+    string; questions about several documents count the fraction covered; questions without
+    documents are skipped.
+
+    \b
+    Example:
+      citewise eval qa ../shared/eval/seed_dev.jsonl --docs examples/profiles
+    """
+    from index import Searcher, index_paths
+    from index.evaluate import EVAL_MODES, QueryCache, evaluate_qa, load_qa
+    from index.store import Store
+
+    items = load_qa(file)
+    embedder = QueryCache(_embedder(model))
+    with tempfile.TemporaryDirectory(prefix="citewise-qa-") as tmp:
+        store = Store.create(index_dir or Path(tmp), embedder.name, embedder.dim)
+        try:
+            index_paths([docs_dir], store, embedder, prune=True)
+            searcher = Searcher(store, embedder)
+            results: dict[str, Any] = {}
+            per_item = []
+            for mode in modes or EVAL_MODES:
+                results[mode], items_out = evaluate_qa(searcher, items, mode)
+                if mode == "default" or not per_item:
+                    per_item = items_out
+        finally:
+            store.close()
+    rows = [{"id": r.item.id, "question": r.item.question, "docs": list(r.item.docs), "first_rank": r.first_rank(),
+             "recall@4": r.recall(4)} for r in per_item if r.item.docs]
+    if as_json:
+        _dump({**results, "items": rows} if show_items else results)
+        return
+    click.echo(_table(results, f"{file.name}: retrieval over {docs_dir}"))
+    if show_items:
+        for row in rows:
+            click.echo(f"{row['id']:>6}  rank {row['first_rank'] or '-':>3}  recall@4 {row['recall@4']:.2f}  {row['question']}")
+
+
+@click.command("stats")
+@index_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@friendly_errors
+def stats(index_dir: Path | None, as_json: bool) -> None:
+    """Describe the index: counts, embedder, and the FAISS index kind (exact or approximate).
+
+    \b
+    Example:
+      citewise stats --json
+    """
+    info = _open(index_dir).store.stats()
+    if as_json:
+        _dump(info)
+        return
+    kind = info["vector_index_description"]
+    extra = f", nlist {info['nlist']}, nprobe {info['nprobe']}" if "nlist" in info else ""
+    click.echo(
+        f"{info['index']}\n  {info['documents']} documents, {info['chunks']} chunks, {info['vectors']} vectors\n"
+        f"  embedder: {info['embedder']} ({info['dim']}-d)\n"
+        f"  vector index: {kind}{extra} (exact below {info['exact_max']:,} vectors)\n"
+        f"  lexical index: SQLite FTS5, tokenizer v{info['lexical_tokenizer']}; schema v{info['schema_version']}, "
+        f"generation {info['generation']}"
+    )

@@ -1,0 +1,128 @@
+"""Lexical retrieval: our tokenizer, the FTS5 table it feeds, and BM25 search over it.
+
+Text is tokenised here in Python, and FTS5 receives the terms joined by spaces (a pre-tokenised
+column), so what counts as a term is decided in one place for documents and queries alike:
+
+- case-folded words; possessives lose their "'s";
+- numbers keep their decimal point or version dots (`3.94`, `2.0.1`), and abbreviations their
+  inner dots (`b.eng`); `c++` and `c#` stay whole;
+- acronyms (`GNN`, `FP8`, `ICPP`) are ordinary terms, and an all-capitals stopword (`IT`, `US`)
+  is kept as the acronym it is;
+- a compound joined by `-`, `/` or dots gives its parts and the parts glued together, so
+  `multi-GPU` matches `multi GPU` and `multigpu`;
+- English stopwords are dropped; FTS5's porter stemmer folds `networks` into `network`.
+
+Phrase queries and field boosts beyond `context` vs `text` are left out; ranking is FTS5's BM25.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+LEXICAL_VERSION = "2"  # bump when `terms` changes: open indexes re-tokenise their chunks
+FTS_TABLE = "chunks_fts"
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '.#+'"
+
+# Lucene's English list plus common question words: terms that say nothing about a passage.
+_STOPWORD_TEXT = """a an and are as at be but by for if in into is it no not of on or such that the their then there
+    these they this to was will with what which who whom whose when where why how do does did done
+    has have had having i me my we our you your he him his she her its them those am been being
+    can could would should may might must shall about above after again against all any both
+    each few more most other same so some than too very just only own also from up down out
+    over under further once here off s t don now"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+# number with decimals/versions | word with inner dots/hyphens/slashes | word (+ or # suffix)
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)+|\w+(?:(?:[.\-/]|'s\b)\w+)*(?:\+\+|#)?", re.UNICODE)
+_SPLIT = re.compile(r"[.\-/]")
+
+
+def _normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("’", "'")
+
+
+def terms(text: str) -> list[str]:
+    """The search terms of `text`, in order (see the module docstring for the rules)."""
+    out: list[str] = []
+    for m in _TOKEN.finditer(_normalise(text)):
+        raw = m.group(0)
+        if raw.endswith("'s"):
+            raw = raw[:-2]
+        low = raw.casefold()
+        if low[0].isdigit() and _SPLIT.search(low) and re.fullmatch(r"[\d.,]+", low):
+            out.append(low.rstrip(".,"))  # 3.94, 2.0.1
+            continue
+        parts = [p for p in _SPLIT.split(low) if p]
+        if len(parts) > 1:
+            if "." in low and all(len(p) <= 4 for p in parts):  # b.eng, u.s.a, ph.d
+                out.append(low.replace("-", ""))
+            out.extend(p for p in parts if p not in STOPWORDS or raw.isupper())
+            out.append("".join(parts))
+            continue
+        if low in STOPWORDS and not (raw.isupper() and len(raw) > 1):
+            continue
+        out.append(low)
+    return out
+
+
+def lexical_doc(text: str) -> str:
+    """The pre-tokenised form of `text` stored in the FTS5 table."""
+    return " ".join(terms(text))
+
+
+def match_query(query: str) -> str | None:
+    """An FTS5 MATCH expression: any of the query's terms (None when it has none)."""
+    seen = dict.fromkeys(terms(query))
+    if not seen:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+
+
+def create_table(db: sqlite3.Connection) -> None:
+    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(text, context, tokenize=\"{FTS_TOKENIZE}\")")
+
+
+def insert_rows(db: sqlite3.Connection, rows: Iterable[tuple[int, str, str]]) -> None:
+    """Index (faiss id, chunk text, chunk context) rows; call inside the chunk rows' transaction."""
+    db.executemany(
+        f"INSERT INTO {FTS_TABLE}(rowid, text, context) VALUES (?, ?, ?)",
+        [(i, lexical_doc(t), lexical_doc(c)) for i, t, c in rows],
+    )
+
+
+def delete_rows(db: sqlite3.Connection, ids: Sequence[int]) -> None:
+    db.executemany(f"DELETE FROM {FTS_TABLE} WHERE rowid = ?", [(int(i),) for i in ids])
+
+
+def rebuild(db: sqlite3.Connection) -> None:
+    """Re-tokenise every chunk (a migration, or a new `LEXICAL_VERSION`), inside the caller's transaction."""
+    db.execute(f"DELETE FROM {FTS_TABLE}")
+    cur = db.execute("SELECT id, text, context FROM chunks")
+    while rows := cur.fetchmany(2000):
+        insert_rows(db, rows)
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lexical_version', ?)", (LEXICAL_VERSION,))
+
+
+def search(
+    db: sqlite3.Connection,
+    query: str,
+    k: int,
+    *,
+    context_weight: float = 0.5,
+    doc_ids: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """(faiss id, BM25 score, higher is better) of the `k` best chunks; only in `doc_ids` when given."""
+    expr = match_query(query)
+    if expr is None or k <= 0 or (doc_ids is not None and not doc_ids):
+        return []
+    sql = f"SELECT rowid, bm25({FTS_TABLE}, 1.0, ?) AS s FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+    params: list[object] = [context_weight, expr]
+    if doc_ids is not None:
+        sql += f" AND rowid IN (SELECT id FROM chunks WHERE doc_id IN ({','.join('?' * len(doc_ids))}))"
+        params.extend(doc_ids)
+    sql += " ORDER BY s LIMIT ?"
+    params.append(k)
+    return [(int(i), -float(s)) for i, s in db.execute(sql, params)]
