@@ -78,7 +78,7 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
         msg = str(exc)
         if "password" in msg.lower():
             raise ParseError(str(path), "PDF is encrypted (password protected); decrypt it first") from exc
-        raise ParseError(str(path), f"not a readable PDF ({msg})") from exc
+        raise ParseError(str(path), f"not a readable PDF: {msg.rstrip('.')}") from exc
     try:
         n_pages = len(doc)
         if n_pages > MAX_PAGES:

@@ -307,3 +307,12 @@ def test_owner_from_recurring_author_and_not_from_a_tie(tmp_path: Path) -> None:
     plain = tmp_path / "002-plain.txt"
     plain.write_text(SEEDS["002"].read_text().replace("**", ""))
     assert load_document(plain).owner is None
+
+
+def test_deeply_nested_html_and_tables(tmp_path: Path) -> None:
+    f = tmp_path / "deep.html"
+    f.write_text("<html><body>" + "<div>" * 5000 + "<p>Deep text.</p>" + "</div>" * 5000
+                 + "<table><tr><th>Year</th><th>Award</th></tr><tr><td>2019</td><td>Best Paper</td></tr></table>"
+                 + "</body></html>")
+    doc = load_document(f)
+    assert "Deep text." in doc.text and "2019 | Best Paper" in doc.text
