@@ -23,6 +23,18 @@ from index import Hit
 from .question import Question, classes_of, keys_of, supports, term_key
 
 IN_UNIT, IN_WINDOW, IN_CONTEXT = 1.0, 0.8, 0.6
+# Section headings a question's words point to ("PhD" -> Education): they rank units, never decide.
+SECTION_HINTS: dict[str, tuple[str, ...]] = {
+    "education": ("phd", "degree", "university", "school", "college", "study", "gpa", "undergraduate", "bachelor",
+                  "master", "graduate", "advisor", "major", "course"),
+    "experience": ("employment", "company", "employer", "job", "intern", "internship", "position", "role"),
+    "award": ("award", "prize", "honor", "honour", "fellowship", "win", "won"),
+    "talk": ("talk", "present", "presentation", "seminar", "lecture", "keynote"),
+    "publication": ("paper", "publication", "publish", "article", "venue", "journal", "conference"),
+    "teaching": ("teach", "taught", "ta", "course", "lecture"),
+    "skill": ("language", "skill", "tool", "technology", "programm"),
+    "service": ("review", "reviewer", "committee", "service"),
+}
 WINDOW_LINES = 3
 _BULLET = re.compile(r"^\s*(?:[-•·*○◦▪–]|\\bullet|\$\\bullet\$)\s*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -112,6 +124,9 @@ class Scorer:
         self._keys: dict[tuple[int, int, int], set[str]] = {}
         self.acronyms = acronyms([h.text for h in hits])
         self._context = [self._with_acronyms(keys_of(f"{h.section} {h.title} {h.owner or ''}")) for h in hits]
+        asked = question.terms | question.soft
+        hinted = {sec for sec, words in SECTION_HINTS.items() if asked & {term_key(w) for w in words}}
+        self._hinted = [any(sec in h.section.lower() for sec in hinted) for h in hits]
 
     def _with_acronyms(self, keys: set[str]) -> set[str]:
         extra = {a for a, exp in self.acronyms.items() if len(exp) >= 2 and exp <= keys}
@@ -143,6 +158,7 @@ class Scorer:
         allk = window | context
         all_c = classes_of(allk)
         soft = (sum(supports(t, allk, all_c) for t in self.q.soft) / len(self.q.soft)) if self.q.soft else 0.0
+        soft += 0.5 * self._hinted[u.hit]
         return Scored(u, support, soft, tuple(missing))
 
     def rank(self, hit_ids: Sequence[int] | None = None) -> list[Scored]:

@@ -54,6 +54,11 @@ class _Draft:
         self.citations: list[Citation] = []
         self.lines: list[str] = []
 
+    def prune(self) -> None:
+        """Drop citations no line refers to any more (verify_citations renumbers the rest)."""
+        used = {int(n) for ln in self.lines for n in re.findall(r"\[(\d+)\]", ln)}
+        self.citations = [c for c in self.citations if c.n in used]
+
     def cite(self, hit: int, start: int, end: int, score: float) -> int:
         for c in self.citations:  # the same slice cited twice keeps one number
             if c.chunk_id == self.hits[hit].chunk_id and c.quote_start <= start and start - c.quote_start + (end - start) <= len(c.quote):
@@ -77,6 +82,13 @@ def _following_bullets(text: str, start: int, after: int, limit: int = 3) -> int
         end = after + m.end()
         taken += 1
     return end
+
+
+def _sentence_end(text: str, limit: int, line_end: int) -> int:
+    """The end of the last sentence that ends before `limit` (at least one sentence), within the line."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", text[: line_end])]
+    before = [e for e in ends if e <= limit]
+    return before[-1] if before else line_end
 
 
 def _lines_of(text: str, a: int, b: int) -> list[str]:
@@ -211,6 +223,7 @@ class ExtractiveWriter:
     def _passages(self, q: Question, hits: Sequence[Hit], top: Sequence[Scored]) -> Answer:
         d = _Draft(hits)
         used: set[tuple[int, int]] = set()
+        seen_text: set[str] = set()
         for s in top:
             u = s.unit
             if (u.hit, u.window_start) in used or any(c.chunk_id == hits[u.hit].chunk_id and c.quote_start <= u.start < c.quote_start + len(c.quote) for c in d.citations):
@@ -220,15 +233,35 @@ class ExtractiveWriter:
             if u.is_header:
                 head_end = u.window_end
                 end = _following_bullets(text, u.header_start, head_end)
+                core = flat(text[u.header_start : max(end, head_end)])
+                if any(t.startswith(core) for t in seen_text):
+                    continue
+                seen_text.add(core)
                 n = d.cite(u.hit, u.header_start, max(end, head_end), s.support)
                 d.lines.append(" · ".join(_lines_of(text, u.header_start, head_end)) + f" [{n}]")
                 body = text[head_end:end]
                 d.lines.extend(f"- {flat(m.group(0)).lstrip('-•·*○◦▪– ')} [{n}]" for m in re.finditer(r"[^\n]+", body) if m.group(0).strip())
             else:
-                n = d.cite(u.hit, u.start, u.end, s.support)
-                d.lines.append(f"{flat(text[u.start:u.end]).lstrip('-•·*○◦▪– ')} [{n}]")
+                end = u.end
+                para_end = text.find("\n", u.end)
+                para_end = len(text) if para_end < 0 else para_end
+                if u.end - u.start < 100 and u.end < para_end:
+                    # A short first sentence ("Summer 2022 Research Intern, Bosch Research.") opens an
+                    # entry: the sentences after it say what was done.
+                    end = max(u.end, _sentence_end(text, u.start + MAX_QUOTE // 2, para_end))
+                core = flat(text[u.start:end])
+                if any(t.startswith(core) for t in seen_text):
+                    continue
+                stale = [t for t in seen_text if core.startswith(t)]
+                if stale:  # a longer version of a passage already shown: show it instead
+                    i = next(i for i, ln in enumerate(d.lines) if flat(ln).lstrip("- ").startswith(stale[0][:40]))
+                    del d.lines[i]
+                seen_text.add(core)
+                n = d.cite(u.hit, u.start, end, s.support)
+                d.lines.append(f"{flat(text[u.start:end]).lstrip('-•·*○◦▪– ')} [{n}]")
             if len(d.citations) >= self.max_points:
                 break
+        d.prune()
         if len(d.lines) > 1 and not d.lines[0].startswith("- "):
             d.lines = [ln if ln.startswith("- ") else f"- {ln}" for ln in d.lines]
         return Answer(q.text, "\n".join(d.lines), False, tuple(d.citations))

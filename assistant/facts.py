@@ -99,10 +99,6 @@ def org(text: str, a: int, b: int, window: Span, q: Question) -> Span | None:
             start = lb - len(seg)
             cut = seg.find(",", m.end() - start)
             return _strip(text, start, start + cut if cut > 0 else lb)
-    for la, lb in lines:
-        line = text[la:lb].strip()
-        if line and not _DATE.fullmatch(line) and not _ALL_CAPS.match(line) and len(line) <= 90:
-            return _strip(text, la, lb)
     return None
 
 
@@ -149,9 +145,26 @@ def degree(text: str, a: int, b: int, q: Question) -> Span | None:
     return _strip(text, m.start(), end)
 
 
+_ROLE_BY = re.compile(
+    r"\b(?:advis(?:ed|or|er)|supervis(?:ed|or)|mentor(?:ed)?|co-?advis(?:ed|or)|hosted|led)\s*(?:by|:|is|was)?\s*"
+    r"(?:Prof(?:essor)?\.?\s+|Dr\.?\s+)?", re.I,
+)
+_NOT_PERSON = re.compile(
+    r"\b(?:Performance|Computing|Learning|Machine|Science|Engineering|Systems?|Networks?|Data|Research|"
+    r"Conference|Award|Graph|Neural|Language|Models?|Cloud|University|Institute|Technolog\w*|Intelligence)\b"
+)
+
+
 def person(text: str, a: int, b: int, q: Question, exclude: Iterable[str]) -> Span | None:
+    """A person's name: after "advised by" / "advisor:" when written so, else the first name-like span."""
     exclude = [e for e in exclude if e]
+    for m in _ROLE_BY.finditer(text, a, b):
+        n = _NAME.match(text, m.end(), b)
+        if n and not _NOT_PERSON.search(n.group(0)):
+            return n.start(), n.end()
     for m in _NAME.finditer(text, a, b):
+        if _NOT_PERSON.search(m.group(0)):
+            continue
         name = m.group(0)
         if _ORG_WORD.search(name) or any(names_match(name, e) for e in exclude):
             continue

@@ -20,7 +20,7 @@ full parsing, coreference (see `followup`), and languages other than English.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ingest.names import names_match
@@ -52,7 +52,7 @@ EQUIVALENT: tuple[frozenset[str], ...] = tuple(frozenset(c.split()) for c in (
     "teach teaching taught teacher lecturer instructor ta",
     "advisor adviser advised supervisor supervised supervision",
     "review reviewer reviewed reviewing",
-    "employ employed employer employment job company intern internship position",
+    "employment job company intern internship position experience",
     "gpa grade",
     "multi-gpu multigpu multi-gpus",
     "language languages",
@@ -62,8 +62,6 @@ EQUIVALENT: tuple[frozenset[str], ...] = tuple(frozenset(c.split()) for c in (
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+#'’-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
 _SUFFIXES = ("izations", "ization", "isations", "isation", "ations", "ation", "ings", "ing", "ers", "er",
              "ies", "es", "ed", "s")  # "-ized" is kept: "randomized" is not "random"
-_NAME_TOKEN = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|[A-Z][a-zà-ÿ'’-]+)"
-_NAME_RUN = re.compile(rf"{_NAME_TOKEN}(?:\s+{_NAME_TOKEN}){{0,4}}")
 
 
 def term_key(word: str) -> str:
@@ -91,7 +89,7 @@ def tokens(text: str) -> list[str]:
     out: list[str] = []
     for t in _TOKEN.findall(text):
         out.append(t)
-        parts = re.findall(r"[A-Za-z]+|\d+", t)
+        parts = re.findall(r"[A-Za-z](?:[A-Za-z-]*[A-Za-z])?|\d+", t)
         if len(parts) > 1:
             out.extend(p for p in parts if len(p) > 1)
     return out
@@ -181,31 +179,60 @@ def _slot(q: str) -> tuple[str, str]:
     return "text", ""
 
 
+def _name_runs(question: str) -> list[list[tuple[str, int, int]]]:
+    """Runs of capitalised words and initials, possessives and punctuation stripped: [(word, start, end)]."""
+    runs: list[list[tuple[str, int, int]]] = []
+    cur: list[tuple[str, int, int]] = []
+    for m in re.finditer(r"\S+", question):
+        word = re.sub(r"(?:'s|’s|')?[?.,!;:]*$", "", m.group(0)) or m.group(0)
+        if re.fullmatch(r"[A-Z]\.?(?:[A-Z]\.?)*|[A-Z][\w'’-]+", word) and word.lower() not in STOPWORDS | LIGHT:
+            cur.append((word, m.start(), m.start() + len(word)))
+            if word != m.group(0).rstrip(".") and not re.fullmatch(r"[A-Z]\.", m.group(0)):
+                runs.append(cur)  # "Balin's" or "Balin?" ends the run
+                cur = []
+        else:
+            if cur:
+                runs.append(cur)
+            cur = []
+    if cur:
+        runs.append(cur)
+    return runs
+
+
 def named_people(question: str, people: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(known people named in `question`, other capitalised names) - longest written forms first."""
+    """(known people named in `question`, other capitalised multi-word names), in order of mention."""
     people = list(people)
     found: list[str] = []
     others: list[str] = []
-    for m in _NAME_RUN.finditer(question):
-        words = m.group(0).split()
-        # Drop a leading question word ("What", "Did") that happens to be capitalised.
-        while words and words[0].lower() in STOPWORDS | LIGHT:
-            words = words[1:]
-        if not words:
-            continue
-        span = " ".join(words).removesuffix("'s").removesuffix("’s")
-        hit = [p for p in people if names_match(span, p)]
-        if not hit and len(words) > 1:  # "Fatih Balin Bartan" is unlikely; try each trailing sub-span
-            for i in range(1, len(words)):
-                sub = " ".join(words[i:]).removesuffix("'s").removesuffix("’s")
-                hit = [p for p in people if names_match(sub, p)]
+    for run in _name_runs(question):
+        matched = False
+        for size in range(min(5, len(run)), 0, -1):
+            for i in range(len(run) - size + 1):
+                span = " ".join(w for w, _, _ in run[i : i + size])
+                hit = [p for p in people if names_match(span, p)]
                 if hit:
+                    found.extend(p for p in hit if p not in found)
+                    matched = True
                     break
-        if hit:
-            found.extend(p for p in hit if p not in found)
-        elif len(words) >= 2 and m.start() > 0:
-            others.append(span)
+            if matched:
+                break
+        if not matched and len(run) >= 2 and run[0][1] > 0:
+            others.append(" ".join(w for w, _, _ in run))
     return tuple(found), tuple(others)
+
+
+def name_words(question: str, persons: Sequence[str]) -> set[str]:
+    """The lower-cased words of `question` that write the names of `persons`."""
+    out: set[str] = set()
+    for run in _name_runs(question):
+        for size in range(min(5, len(run)), 0, -1):
+            for i in range(len(run) - size + 1):
+                span = " ".join(w for w, _, _ in run[i : i + size])
+                if any(names_match(span, p) for p in persons):
+                    out.update(w.lower().strip(".") for w, _, _ in run[i : i + size])
+    for p in persons:
+        out.update(w.lower() for w in re.split(r"[\s.]+", p) if w)
+    return out
 
 
 def _groups(text: str, drop: set[str]) -> tuple[frozenset[str], ...]:
@@ -236,28 +263,24 @@ def analyze(question: str, people: Iterable[str] = ()) -> Question:
     """Analyse `question` against the known people (document owners) of the collection."""
     q = " ".join(question.split())
     persons, others = named_people(q, people)
-    name_words: set[str] = set()
-    for p in persons:
-        name_words.update(w.lower().strip(".") for w in re.split(r"[\s.]+", p) if w)
-    # The written form may use initials or a short form: drop the question's words that name them.
-    for m in _NAME_RUN.finditer(q):
-        span = m.group(0)
-        for p in persons:
-            if any(names_match(" ".join(span.split()[i:]).removesuffix("'s"), p) for i in range(len(span.split()))):
-                name_words.update(w.lower().removesuffix("'s").removesuffix("’s").strip(".") for w in span.split())
+    name_words_ = name_words(q, persons)
     kind = "people" if _PEOPLE_Q.search(q) and not persons else "fact"
     topic = q
-    for w in sorted(name_words, key=len, reverse=True):
+    for w in sorted(name_words_, key=len, reverse=True):
         topic = re.sub(rf"\b{re.escape(w)}(?:'s|’s)?\b", " ", topic, flags=re.I)
     topic = " ".join(topic.split())
     slot, slot_word = _slot(q)
-    drop = name_words | ({slot_word} if slot_word else set())
+    drop = name_words_ | ({slot_word} if slot_word else set())
     groups = _groups(topic, drop)
+    if not groups and slot_word:  # "Which company does X work for?": the company itself must be there
+        groups = (frozenset({term_key(slot_word)}),)
+    if re.search(r"\bwork(?:s|ed|ing)?\s+(?:at|for|with)\b|\bemployed\b|\binterned\b", q, re.I):
+        groups = (*groups, frozenset({"employment"}))  # "worked at Netflix": as an employee, not a mention
     if not groups:  # "How many papers does X list?": the domain nouns are all there is to look for
         groups = tuple(frozenset({term_key(w)}) for w in _TOKEN.findall(topic)
                        if w.lower() not in drop and term_classes(term_key(w)) and w.lower() not in STOPWORDS)
     required = {t for g in groups for t in g}
     soft = frozenset(k for w in _TOKEN.findall(topic) if (low := w.lower()) not in STOPWORDS
-                     and low not in name_words | {"who", "co"} and (k := term_key(w)) not in required)
+                     and low not in name_words_ | {"who", "co"} and (k := term_key(w)) not in required)
     return Question(text=q, kind=kind, slot=slot, persons=persons, groups=groups, other_names=others,
                     topic=topic, soft=soft)
