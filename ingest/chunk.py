@@ -34,15 +34,19 @@ class Chunk:
     section: str  # heading path joined with " > ", "" when the chunk is before any heading
     title: str  # document title
     owner: str | None
+    entry: str = ""  # the head line of the entry this chunk continues ("" when it holds its own head)
 
     @property
     def context(self) -> str:
-        """What retrieval sees besides the text: the document title, owner and section."""
+        """What retrieval sees besides the text: document title, owner, section and, for the later
+        pieces of a long entry (a paper's abstract, a job), the entry's head line."""
         parts = [self.title]
         if self.owner and self.owner not in self.title:
             parts.append(self.owner)
         if self.section:
             parts.append(self.section)
+        if self.entry:
+            parts.append(self.entry)
         return " | ".join(parts)
 
     def embed_text(self) -> str:
@@ -53,7 +57,9 @@ def chunk_id_for(doc_sha256: str, start: int, end: int) -> str:
     return hashlib.sha1(f"{doc_sha256}:{start}:{end}".encode()).hexdigest()[:16]
 
 
-_BLOCK_SPLIT = re.compile(r"\n[ \t]*\n|\n(?=- )")
+# Blocks end at blank lines, before list items, and after a line long enough to be a paragraph of
+# its own (text that puts paragraphs on consecutive lines); wrapped lines are shorter than that.
+_BLOCK_SPLIT = re.compile(r"\n[ \t]*\n|\n(?=- )|(?<=[^\n]{160})\n")
 # A sentence ends before a capital, or at a spaced-out stop (" . ", tokenised lowercase text).
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|(?<= [.!?])\s+|\n")
 
@@ -159,31 +165,63 @@ def _pack_blocks(text: str, blocks: list[tuple[int, int]], size: int, overlap: i
     return spans
 
 
-def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
-    """Spans of `doc.text` for the chunks: entries whole when they fit, never across sections."""
+def _head(text: str, entry: list[tuple[int, int]], pubs: list[tuple[int, int, str]]) -> str:
+    """A short name for an entry: the title of a publication starting in it, else its first line."""
+    es, ee = entry[0][0], entry[-1][1]
+    for ps, _, title in pubs:
+        if es <= ps < ee:
+            return title[:_HEAD_CHARS]
+    line = text[es:ee].strip().split("\n", 1)[0]
+    if len(line) > _HEAD_CHARS:
+        cut = line.rfind(" ", 0, _HEAD_CHARS)
+        line = line[: cut if cut > 0 else _HEAD_CHARS] + " …"
+    return line
+
+
+_HEAD_CHARS = 120
+
+
+def chunk_plan(
+    doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP
+) -> list[tuple[int, int, str]]:
+    """(start, end, entry head) of each chunk: entries whole when they fit, never across sections;
+    the head is set on the pieces of a split entry that do not start with it."""
     text = doc.text
-    pubs = [(p.start, p.end) for p in parse_publications(text)]
+    pubs = [(p.start, p.end, p.title) for p in parse_publications(text)]
+    spans_of_pubs = [(a, b) for a, b, _ in pubs]
     # Section boundaries partition the text (a top-level section ends where the next one starts).
     cuts = sorted({0, len(text), *(s.start for s in doc.sections)})
-    spans: list[tuple[int, int]] = []
+    plan: list[tuple[int, int, str]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         cur: tuple[int, int] | None = None
-        for entry in _entries(text, list(_blocks(text, a, b)), pubs):
+        for entry in _entries(text, list(_blocks(text, a, b)), spans_of_pubs):
             es, ee = entry[0][0], entry[-1][1]
             if ee - es > size:
                 if cur:
-                    spans.append(cur)
+                    plan.append((*cur, ""))
                     cur = None
-                spans.extend(_pack_blocks(text, entry, size, overlap))
+                head = _head(text, entry, pubs)
+                for i, (ps, pe) in enumerate(_pack_blocks(text, entry, size, overlap)):
+                    plan.append((ps, pe, head if i and head else ""))
             elif cur and ee - cur[0] <= size:
                 cur = (cur[0], ee)
             else:
                 if cur:
-                    spans.append(cur)
+                    plan.append((*cur, ""))
                 cur = (es, ee)
         if cur:
-            spans.append(cur)
-    return [s for s in (_strip_span(text, a, b) for a, b in spans) if s[1] > s[0]]
+            plan.append((*cur, ""))
+    out = []
+    for s0, e0, head in plan:
+        s1, e1 = _strip_span(text, s0, e0)
+        if e1 > s1:
+            out.append((s1, e1, head if head and not text[s1:e1].startswith(head.rstrip(" …")) else ""))
+    return out
+
+
+def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
+    """Spans of `doc.text` for the chunks (see `chunk_plan`)."""
+    return [(a, b) for a, b, _ in chunk_plan(doc, size, overlap)]
 
 
 def chunk_document(
@@ -191,7 +229,7 @@ def chunk_document(
 ) -> list[Chunk]:
     """Split `doc` into chunks of about `size` characters that follow its sections and entries."""
     chunks = []
-    for i, (start, end) in enumerate(chunk_spans(doc, size, overlap)):
+    for i, (start, end, head) in enumerate(chunk_plan(doc, size, overlap)):
         section = doc.section_at(start)
         chunks.append(
             Chunk(
@@ -206,6 +244,7 @@ def chunk_document(
                 section=section.title if section else "",
                 title=doc.title,
                 owner=doc.owner,
+                entry=head,
             )
         )
     return chunks

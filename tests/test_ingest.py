@@ -316,3 +316,20 @@ def test_deeply_nested_html_and_tables(tmp_path: Path) -> None:
                  + "</body></html>")
     doc = load_document(f)
     assert "Deep text." in doc.text and "2019 | Best Paper" in doc.text
+
+
+def test_later_pieces_of_a_long_entry_carry_its_head(seeds) -> None:
+    chunks = chunk_document(seeds["001"])
+    pieces = [c for c in chunks if "KForge: LLM-Driven" in c.embed_text()]
+    assert len(pieces) >= 2
+    assert pieces[0].entry == "" and "KForge: LLM-Driven" in pieces[0].text
+    assert all(p.entry.startswith("KForge: LLM-Driven") for p in pieces[1:])
+    assert all(p.entry in p.context for p in pieces[1:])
+
+
+def test_paragraphs_on_consecutive_lines_are_separate_blocks(seeds) -> None:
+    # Seed 002 lists its jobs one long line each, with no blank lines: a job never starts mid-chunk.
+    for c in chunk_document(seeds["002"]):
+        if c.section == "Work Experience":
+            first = c.text.split("\n")[1 if c.text.startswith("Work Experience") else 0]
+            assert re.match(r"(Summer \d{4}|\d{4}–\d{4}) ", first), first
