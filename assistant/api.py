@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from index import (
     DocRecord,
@@ -36,6 +39,37 @@ from .question import analyze
 from .settings import Settings
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
+
+
+class QueryCache:
+    """An `Embedder` that remembers its last query embeddings: per-person retrieval embeds a
+    question once, not once per person. Documents pass straight through."""
+
+    def __init__(self, inner: Embedder, size: int = 256) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.size = size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            if text in self._cache:
+                self._cache.move_to_end(text)
+                return self._cache[text]
+        vec = self.inner.embed_query(text)
+        with self._lock:
+            self._cache[text] = vec
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return vec
 
 
 def make_embedder(model: str | None) -> Embedder:
@@ -71,7 +105,7 @@ class Assistant:
         self.store = store
         self.embedder = embedder
         self.settings = settings or Settings()
-        self.searcher = Searcher(store, embedder)
+        self.searcher = Searcher(store, QueryCache(embedder))
         self.writer: AnswerWriter = writer or ExtractiveWriter(embedder)
         self.people = People(store)
         self._write_lock = threading.Lock()

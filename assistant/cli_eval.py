@@ -105,17 +105,45 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
                 results[mode], items_out = evaluate_qa(searcher, items, mode)
                 if mode == "default" or not per_item:
                     per_item = items_out
+            answers, answer_items = _answer_metrics(store, embedder, items)
         finally:
             store.close()
     rows = [{"id": r.item.id, "question": r.item.question, "docs": list(r.item.docs), "first_rank": r.first_rank(),
              "recall@4": r.recall(4)} for r in per_item if r.item.docs]
     if as_json:
-        _dump({**results, "items": rows} if show_items else results)
+        out = {**results, "answers": answers}
+        _dump({**out, "items": rows, "answer_items": [a.to_dict() for a in answer_items]} if show_items else out)
         return
     click.echo(_table(results, f"{file.name}: retrieval over {docs_dir}"))
+    click.echo(_answer_table(answers))
     if show_items:
         for row in rows:
             click.echo(f"{row['id']:>6}  rank {row['first_rank'] or '-':>3}  recall@4 {row['recall@4']:.2f}  {row['question']}")
+        for a in answer_items:
+            click.echo(f"{a.id:>6}  {'ok ' if a.correct else 'BAD'}  {'abstained' if a.abstained else 'answered '}  {a.question}")
+
+
+def _answer_metrics(store: Any, embedder: Any, items: Any) -> tuple[dict[str, float], list[Any]]:
+    """Answer metrics of the assistant's `ask` (the default writer) over the same index."""
+    from .answer_eval import evaluate_answers
+    from .api import Assistant
+
+    assistant = Assistant(store, embedder)
+
+    def chunk_text(chunk_id: str) -> str | None:
+        chunk = store.chunk(chunk_id)
+        return chunk.text if chunk else None
+
+    return evaluate_answers(assistant.ask, [i.raw or {"q": i.question} for i in items], chunk_text)
+
+
+def _answer_table(m: dict[str, float]) -> str:
+    pct = ("answer_accuracy", "abstention_accuracy", "citation_precision", "citation_gold_rate", "quote_validity",
+           "person_coverage")
+    lines = ["answers (citewise ask, default writer)"]
+    lines += [f"  {k:<22}{m[k] * 100:>7.1f} %" for k in pct]
+    lines += [f"  {k:<22}{m[k]:>7.0f}" for k in ("false_abstentions", "false_answers", "answerable", "unanswerable")]
+    return "\n".join(lines)
 
 
 @click.command("stats")
