@@ -100,6 +100,8 @@ a.cw-chip.cw-related { color: #92400e !important; background: #fef3c7; border-co
 .cw-sources-title { font-size: .72em; font-weight: 700; text-transform: uppercase; letter-spacing: .06em;
   color: var(--body-text-color-subdued); margin-bottom: .3em; }
 .cw-sources ol { list-style: none; margin: 0 !important; padding: 0 !important; }
+details.cw-sources summary { cursor: pointer; margin-bottom: 0; }
+details.cw-sources[open] summary { margin-bottom: .3em; }
 .cw-sources li { display: flex; flex-wrap: wrap; align-items: baseline; gap: .1em .5em; font-size: .86em; margin: .3em 0; }
 .cw-sources li a.cw-chip { margin-left: 0; }
 .cw-src-where { font-weight: 600; color: var(--body-text-color); }
@@ -110,7 +112,11 @@ a.cw-chip.cw-related { color: #92400e !important; background: #fef3c7; border-co
 .cw-people { display: grid; gap: .55em; margin: .3em 0 .4em; }
 .cw-person-card { border: 1px solid var(--border-color-primary); border-radius: 10px; padding: .5em .75em;
   background: var(--background-fill-secondary); }
-.cw-person-card p, .cw-person-card ul { margin-bottom: 0; }
+.cw-person-card ul { margin: .2em 0 0 1.1em !important; }
+.cw-person-head { display: flex; align-items: baseline; gap: .6em; flex-wrap: wrap; }
+.cw-person-docs { font-size: .78em; color: var(--body-text-color-subdued); }
+.cw-person-plain { font-weight: 700; }
+.cw-resolved { font-size: .8em; color: var(--body-text-color-subdued); margin-bottom: .35em; font-style: italic; }
 a.cw-person { font-weight: 700; text-decoration: none !important; color: var(--color-accent) !important; cursor: pointer; }
 a.cw-person:hover { text-decoration: underline !important; }
 .cw-status { display: flex; align-items: center; gap: .6em; color: var(--body-text-color-subdued); font-style: italic; }

@@ -96,27 +96,38 @@ def _lines_html(text: str, by_n: Mapping[int, Mapping[str, Any]]) -> str:
     return "".join(blocks)
 
 
-def _people_html(people: Sequence[Mapping[str, Any]], by_n: Mapping[int, Mapping[str, Any]]) -> str:
+def _person_lines(answer: str, name: str) -> list[str]:
+    """The answer's evidence for `name`: its `- Name: a [1]; b [2]` line, split into points."""
+    for raw in answer.splitlines():
+        line = raw.strip().lstrip("-*• ").strip()
+        if line.startswith(name):
+            rest = line[len(name):].lstrip(" :—-").strip()
+            return [x.strip() for x in re.split(r"(?<=\])\s*;\s*", rest) if x.strip()]
+    return []
+
+
+def _people_html(d: Mapping[str, Any], by_n: Mapping[int, Mapping[str, Any]]) -> str:
     """Answers grouped by person: the name opens the profile card, each point keeps its chips."""
     cards = []
-    for p in people:
-        name = str(p.get("name") or p.get("owner") or "Unknown person")
-        body = str(p.get("answer") or p.get("text") or "")
-        points = p.get("points") or p.get("lines") or []
-        inner = _lines_html(body, by_n) if body else ""
-        if points:
-            inner += "<ul>" + "".join(f"<li>{_with_chips(str(x), by_n)}</li>" for x in points) + "</ul>"
-        if not inner:
-            nums = [int(n) for n in p.get("citations", []) if isinstance(n, int) and n in by_n]
-            inner = "<p>" + "".join(chip(by_n[n]) for n in nums) + "</p>"
-        cards.append(
-            f'<div class="cw-person-card"><a class="cw-person" href="{esc(person_ref(name))}" '
-            f'title="Open the profile card">{esc(name)}</a>{inner}</div>'
-        )
+    for p in d.get("people") or []:
+        name = str(p.get("name") or "Unknown person")
+        points = _person_lines(str(d.get("answer") or ""), name)
+        cited = {int(n) for x in points for n in _ONE_MARKER.findall(x)}
+        rest = [int(n) for n in p.get("citations") or [] if int(n) in by_n and int(n) not in cited]
+        inner = "".join(f"<li>{_with_chips(x, by_n)}</li>" for x in points)
+        if rest:
+            inner += "<li>" + "".join(chip(by_n[n]) for n in rest) + "</li>"
+        link = (f'<a class="cw-person" href="{esc(person_ref(name))}" title="Open the profile card">{esc(name)}</a>'
+                if p.get("owner_known", True) else f'<span class="cw-person-plain">{esc(name)}</span>')
+        docs = p.get("docs") or []
+        where_ = f'<span class="cw-person-docs">{esc(", ".join(os.path.basename(str(x)) for x in docs))}</span>' if docs else ""
+        cards.append(f'<div class="cw-person-card"><div class="cw-person-head">{link}{where_}</div><ul>{inner}</ul></div>')
     return '<div class="cw-people">' + "".join(cards) + "</div>"
 
 
-def _sources_html(citations: Sequence[Mapping[str, Any]], title: str, related: bool = False) -> str:
+def _sources_html(citations: Sequence[Mapping[str, Any]], title: str, related: bool = False,
+                  folded: bool = False) -> str:
+    """The numbered sources under an answer; `folded` (people answers carry chips in each card) closes them."""
     if not citations:
         return ""
     rows = []
@@ -124,9 +135,12 @@ def _sources_html(citations: Sequence[Mapping[str, Any]], title: str, related: b
         label = "↗" if related else str(c.get("n"))
         rows.append(
             f'<li>{chip(c, label, " cw-related" if related else "")}<span class="cw-src-where">{esc(where(c))}</span>'
-            f'<span class="cw-src-quote">“{esc(_clip(str(c.get("quote") or ""), 140))}”</span></li>'
+            f'<span class="cw-src-quote">“{esc(_clip(str(c.get("quote") or "").lstrip("-*•· "), 140))}”</span></li>'
         )
     cls = "cw-sources cw-sources-related" if related else "cw-sources"
+    if folded:
+        return (f'<details class="{cls}"><summary class="cw-sources-title">{esc(title)} ({len(citations)})</summary>'
+                f'<ol>{"".join(rows)}</ol></details>')
     return f'<div class="{cls}"><div class="cw-sources-title">{esc(title)}</div><ol>{"".join(rows)}</ol></div>'
 
 
@@ -135,18 +149,17 @@ def answer_html(d: Mapping[str, Any]) -> str:
     citations = list(d.get("citations") or [])
     by_n = {int(c["n"]): c for c in citations}
     parts = []
-    people = d.get("people") or []
-    if people and isinstance(people, list):
-        lead = str(d.get("answer") or "").split("\n", 1)[0] if d.get("answer") else ""
-        if lead and not _ONE_MARKER.search(lead):
-            parts.append(f"<p>{esc(lead)}</p>")
-        parts.append(_people_html(people, by_n))
+    resolved = str(d.get("resolved") or "")
+    if resolved and " ".join(resolved.split()) != " ".join(str(d.get("question") or "").split()):
+        parts.append(f'<div class="cw-resolved">Answering: “{esc(resolved)}”</div>')
+    if d.get("people"):
+        parts.append(_people_html(d, by_n))
     else:
         parts.append(_lines_html(str(d.get("answer") or ""), by_n))
     notes = [str(n) for n in d.get("notes") or []]
     if notes:
         parts.append('<div class="cw-notes">' + "".join(f"<p>{esc(n)}</p>" for n in notes) + "</div>")
-    parts.append(_sources_html(citations, "Sources"))
+    parts.append(_sources_html(citations, "Sources", folded=bool(d.get("people"))))
     parts.append(_sources_html(list(d.get("related") or []), "Related, not an answer", related=True))
     cls = "cw-answer cw-abstained" if d.get("abstained") else "cw-answer"
     # One line, no blank lines: the chat's Markdown renderer keeps an HTML block as it is.

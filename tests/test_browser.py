@@ -3,7 +3,7 @@
 A real server on a free port over a private copy of the seed index. The tests ask a seed question,
 watch the answer stream, click citation [1] and check the side panel highlights the quote; then
 upload a new document, ask about it, and remove it. Every step is screenshotted; the screenshots are
-kept under tests/artifacts/ when a test fails. With CITEWISE_UPDATE_SCREENSHOTS=1 (or when they are
+kept under tests/artifacts/ when a test fails (always, with CITEWISE_KEEP_STEPS=1). With CITEWISE_UPDATE_SCREENSHOTS=1 (or when they are
 missing) the passing run also writes the README screenshots docs/chat.png and docs/documents.png.
 """
 
@@ -122,7 +122,7 @@ def page(browser, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tu
     steps = Steps(pg, request.node.name, tmp_path)
     failed_before = request.session.testsfailed
     yield pg, steps
-    if request.session.testsfailed > failed_before:
+    if request.session.testsfailed > failed_before or os.environ.get("CITEWISE_KEEP_STEPS") == "1":
         steps.keep()
     context.close()
 
@@ -205,6 +205,38 @@ def test_chat_streams_answer_and_citation_opens_highlighted_source(server, page)
         steps.shot("second-citation")
 
 
+def test_people_answer_groups_by_person_and_follow_up_uses_the_conversation(server, page) -> None:
+    pg, steps = page
+    question = "Who has worked on graph neural networks?"
+    expected = server["assistant"].ask(question)
+    pg.goto(server["url"])
+    pg.wait_for_selector("#question textarea")
+    answer = ask(pg, question)
+    steps.shot("people")
+    assert expected.kind == "people" and expected.people, f"not a people answer: {expected.to_dict()}"
+    cards = answer.locator(".cw-person-card")
+    assert cards.count() == len(expected.people)
+    for card, person in zip(cards.all(), expected.people, strict=True):
+        assert person.name in card.locator(".cw-person-head").inner_text()
+        assert card.locator("a.cw-chip").count() >= len(person.citations)
+    for note in expected.notes:
+        assert note in answer.inner_text()
+
+    # A person's name opens their profile card (or says why there is none) in the side panel.
+    cards.first.locator("a.cw-person").click()
+    pg.wait_for_function("n => document.querySelector('#source-panel').innerText.includes(n)", arg=expected.people[0].name)
+    steps.shot("profile")
+
+    # The follow-up is resolved against the conversation, and the chat says how it was read.
+    first_q = f"Where did {expected.people[0].name} study?"
+    ask(pg, first_q)
+    follow = ask(pg, "What about their awards?")
+    steps.shot("follow-up")
+    resolved = server["assistant"].ask("What about their awards?", [{"role": "user", "content": first_q}]).resolved
+    assert expected.people[0].name.split()[-1] in resolved
+    assert norm(resolved) in norm(follow.locator(".cw-resolved").inner_text())
+
+
 def test_abstention_shows_related_passages_distinctly(server, page) -> None:
     pg, steps = page
     question = "What is the boiling point of tungsten?"
@@ -219,7 +251,7 @@ def test_abstention_shows_related_passages_distinctly(server, page) -> None:
     assert norm(expected.answer)[:30] in norm(answer.inner_text())
     if expected.related:
         related = answer.locator(".cw-sources-related")
-        assert "Related, not an answer" in related.inner_text()
+        assert "Related, not an answer" in related.text_content()
         related.locator("a.cw-chip").first.click()
         pg.locator("#source-panel mark.cw-quote").wait_for()
         assert norm(pg.inner_text("#source-panel mark.cw-quote")) == norm(expected.related[0].quote)

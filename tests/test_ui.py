@@ -115,15 +115,27 @@ def test_abstention_renders_related_passages_apart_from_sources() -> None:
     assert ">Sources<" not in out
 
 
-def test_people_groups_and_profile_links() -> None:
-    d = {"question": "who", "answer": "2 people match.", "abstained": False,
-         "citations": [citation(1, "GNNs"), citation(2, "graph learning")], "related": [], "notes": [],
-         "people": [{"name": "Ada Lovelace", "answer": "Works on GNNs [1]"},
-                    {"name": "Alan Turing", "citations": [2]}]}
+def test_people_answers_are_grouped_by_person_with_profile_links() -> None:
+    d = {"question": "who", "abstained": False, "kind": "people", "related": [], "notes": ["2 profiles searched, 2 match"],
+         "answer": "- Ada Lovelace: Works on GNNs [1]; graph learning [2]\n- Alan Turing: Machines [3]",
+         "citations": [citation(1, "GNNs"), citation(2, "graph learning"), citation(3, "Machines")],
+         "people": [{"name": "Ada Lovelace", "docs": ["/d/ada.pdf"], "citations": [1, 2], "owner_known": True},
+                    {"name": "Alan Turing", "docs": ["/d/alan.md"], "citations": [3], "owner_known": True}]}
     out = answer_html(d)
-    assert out.count('class="cw-person-card"') == 2
-    assert f'href="{person_ref("Ada Lovelace")}"' in out and parse_person(person_ref("Ada Lovelace")) == "Ada Lovelace"
-    assert "#cw-cite-2-c2ab" in out
+    cards = re.findall(r'<div class="cw-person-card">(.*?)</ul></div>', out)
+    assert len(cards) == 2
+    assert f'href="{person_ref("Ada Lovelace")}"' in cards[0] and parse_person(person_ref("Ada Lovelace")) == "Ada Lovelace"
+    assert "#cw-cite-1-c1ab" in cards[0] and "#cw-cite-2-c2ab" in cards[0] and cards[0].count("<li>") == 2
+    assert "#cw-cite-3-c3ab" in cards[1] and "ada.pdf" in cards[0]
+    assert "2 profiles searched, 2 match" in out
+    assert '<details class="cw-sources"><summary class="cw-sources-title">Sources (3)</summary>' in out
+
+
+def test_a_resolved_follow_up_is_shown() -> None:
+    d = {"question": "What about his PhD?", "resolved": "What about Ada's PhD?", "answer": "Cambridge [1]",
+         "abstained": False, "citations": [citation(1, "Cambridge")], "related": [], "notes": []}
+    assert "Answering: “What about Ada&#x27;s PhD?”" in answer_html(d)
+    assert "Answering" not in answer_html({**d, "resolved": d["question"]})
 
 
 def test_profile_card_shows_every_field_with_its_citation() -> None:
