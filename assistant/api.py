@@ -35,6 +35,7 @@ from .answer import Answer, AnswerWriter, verify_citations
 from .extractive import ExtractiveWriter
 from .followup import resolve
 from .people import People, retrieve
+from .profile import Profile, profile
 from .question import analyze
 from .settings import Settings
 
@@ -142,6 +143,10 @@ class Assistant:
         hits = self.retrieve(resolved)
         answer = verify_citations(self.writer.write(resolved, hits), hits)
         return replace(answer, question=question, resolved=resolved)
+
+    def profile(self, name: str) -> Profile | None:
+        """The profile card of the person `name` names (any written form), or None if nobody matches."""
+        return profile(self.store, name, self.people)
 
     def documents(self) -> list[DocRecord]:
         return self.store.documents()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -60,6 +61,9 @@ def main(verbose: int) -> None:
       citewise ask "Who has worked on graph neural networks?"
       citewise serve
     """
+    if verbose == 0:  # the model loader's progress bars are noise on every command
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     logging.basicConfig(
         level=[logging.WARNING, logging.INFO, logging.DEBUG][min(verbose, 2)],
         format="%(levelname)s %(name)s: %(message)s",
@@ -270,6 +274,10 @@ from .cli_eval import eval_group, stats  # noqa: E402  (registered last: cli_eva
 
 main.add_command(eval_group)
 main.add_command(stats)
+
+from .cli_profile import profile_cmd  # noqa: E402
+
+main.add_command(profile_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

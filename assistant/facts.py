@@ -135,8 +135,17 @@ def title_after(text: str, a: int, b: int) -> Span | None:
     return None
 
 
+def _real_degree(m: re.Match[str]) -> bool:
+    """"MA" in "Boston, MA." is a state: a bare two-letter degree needs "in"/"of" after it."""
+    token = re.match(r"[A-Za-z.'\s]+?(?=[\s,(]|$)", m.group(0))
+    word = token.group(0) if token else m.group(0)
+    if "." in word or len(word.strip()) > 3:
+        return True
+    return bool(re.match(r"\s+(?:in|of)\b", m.group(0)[len(word):]))
+
+
 def degree(text: str, a: int, b: int, q: Question) -> Span | None:
-    m = _DEGREE.search(text, a, b)
+    m = next((m for m in _DEGREE.finditer(text, a, b) if _real_degree(m)), None)
     if not m:
         return None
     seg = m.group(0)
