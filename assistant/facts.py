@@ -139,7 +139,7 @@ def _real_degree(m: re.Match[str]) -> bool:
     """"MA" in "Boston, MA." is a state: a bare two-letter degree needs "in"/"of" after it."""
     token = re.match(r"[A-Za-z.'\s]+?(?=[\s,(]|$)", m.group(0))
     word = token.group(0) if token else m.group(0)
-    if "." in word or len(word.strip()) > 3:
+    if "." in word.strip().rstrip(".") or len(word.strip().rstrip(".")) > 3:
         return True
     return bool(re.match(r"\s+(?:in|of)\b", m.group(0)[len(word):]))
 
