@@ -310,3 +310,29 @@ def test_upload_ask_remove(server, page, tmp_path: Path) -> None:
     assert not any("ilse" in d for d in docs)
     after = server["assistant"].ask("Where did Ilse Vandermolen do her PhD?")
     assert all("ilse" not in c.doc for c in after.citations)
+
+
+def test_index_a_folder_typed_by_the_local_user(server, page, tmp_path: Path) -> None:
+    pg, steps = page
+    folder = tmp_path / "more cvs"
+    folder.mkdir()
+    (folder / "ilse.md").write_text(NEW_DOC, encoding="utf-8")
+    (folder / "notes.bin").write_bytes(b"\x00\x01")  # not a document type: not even listed
+
+    pg.goto(server["url"])
+    pg.get_by_role("tab", name="Documents").click()
+    pg.wait_for_selector("#documents table.cw-doclist")
+    pg.fill("#folder textarea, #folder input", str(tmp_path / "missing"))
+    pg.click("#index-folder")
+    pg.wait_for_function("() => /Not a folder/.test(document.querySelector('#index-result').innerText)")
+    pg.fill("#folder textarea, #folder input", str(folder))
+    pg.click("#index-folder")
+    pg.wait_for_selector("#index-result .cw-pill-added", timeout=ANSWER_TIMEOUT)
+    steps.shot("folder-indexed")
+    assert "1 indexed" in pg.inner_text("#index-result")
+    row = pg.locator("#documents tbody tr", has_text="ilse.md")
+    assert str(folder) in row.inner_text()
+    row.locator("button.cw-remove").click()
+    row.locator("button.cw-remove").click()
+    pg.wait_for_function("() => !document.querySelector('#documents').innerText.includes('ilse.md')")
+    assert (folder / "ilse.md").exists()  # removing from the index never deletes the user's own file
