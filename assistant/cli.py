@@ -141,20 +141,32 @@ def search(query: str, k: int, index_dir: Path | None, as_json: bool) -> None:
 @click.option("--questions", "questions_file", type=click.File("r"), help="Answer one question per line of FILE ('-' for stdin).")
 @index_option
 @click.option("--json", "as_json", is_flag=True, help="JSON (JSON lines with --questions).")
+@click.option("--llm", "llm_spec", envvar="CITEWISE_LLM", metavar="PROVIDER:MODEL",
+              help="Write answers with a chat model (ollama:llama3.2, openai:gpt-4o-mini, llamacpp:/path.gguf); "
+                   "its citations are still checked. Default: the offline extractive writer. Needs citewise[llm].")
 @friendly_errors
-def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_json: bool) -> None:
+def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_json: bool,
+        llm_spec: str | None = None) -> None:
     """Answer QUESTION with numbered citations that quote your documents.
 
     \b
     Examples:
       citewise ask "Where did Muhammed Fatih Balin do his PhD?"
       citewise ask --questions questions.txt --json > answers.jsonl
+      citewise ask "Who has worked at Netflix?" --llm ollama:llama3.2
     """
     from .render import answer_text
 
     if (question is None) == (questions_file is None):
         raise click.UsageError("give either a QUESTION or --questions FILE")
     assistant = _open(index_dir)
+    if llm_spec:
+        from .llm import LLMWriter, chat_model
+
+        try:
+            assistant.writer = LLMWriter(chat_model(llm_spec))
+        except (ImportError, ValueError) as exc:
+            raise click.ClickException(str(exc)) from exc
     if question is not None:
         answer = assistant.ask(question)
         if as_json:
