@@ -131,7 +131,7 @@ def test_killed_citewise_index_recovers(tmp_path: Path) -> None:
         (docs / f"note{i}.md").parent.mkdir(parents=True, exist_ok=True)
         (docs / f"note{i}.md").write_text(f"# Note {i}\n\nThe GNN paper number {i} used FP8 kernels on ICPP data.\n")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    cmd = [sys.executable, "-m", "assistant.cli", "index", str(docs), "--index", str(tmp_path / "idx"), "--json"]
+    cmd = [str(Path(sys.executable).parent / "citewise"), "index", str(docs), "--index", str(tmp_path / "idx"), "--json"]
     rng = random.Random(7)
     for _ in range(3):
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO, env=env)
@@ -140,7 +140,8 @@ def test_killed_citewise_index_recovers(tmp_path: Path) -> None:
         proc.wait()
         if (tmp_path / "idx" / "manifest.json").exists():
             _check_loads_real(tmp_path / "idx")
-    subprocess.run(cmd, check=True, cwd=REPO, env=env, capture_output=True)
+    done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
     _check_loads_real(tmp_path / "idx")
     store = Store.open(tmp_path / "idx")
     assert sorted(Path(d.doc).name for d in store.documents()) == ["note0.md", "note1.md", "note2.md"]
