@@ -107,16 +107,14 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
             if chunk is None:
                 return panel_message("Passage not found",
                                      "This passage is no longer in the index: its document was removed or changed.")
-            return source_html(chunk.to_dict(), n, start, end)
+            back = parse_person(str(data.get("back") or "")) or ""
+            return source_html(chunk.to_dict(), n, start, end, back=back)
         name = parse_person(ref)
         if name:
-            profile = getattr(assistant, "profile", None)
-            if profile is None:
-                return panel_message(name, "Profile cards are not available in this version.")
-            card = profile(name)
+            card = assistant.profile(name)
             if card is None:
                 return panel_message(name, "No profile found for this person in your documents.")
-            return profile_html(card.to_dict() if hasattr(card, "to_dict") else card)
+            return profile_html(card.to_dict())
         return gr.skip()
 
     def new_chat() -> tuple[list[Any], list[Any], str]:

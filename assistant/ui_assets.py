@@ -35,7 +35,8 @@ if (!window.__cwBound) {
     e.preventDefault();
     document.querySelectorAll('.cw-active').forEach((x) => x.classList.remove('cw-active'));
     a.classList.add('cw-active');
-    window.__cwOpen('click', {ref: a.getAttribute('href') || ''});
+    const card = a.closest('#source-panel') && document.querySelector('#source-panel [data-person-ref]');
+    window.__cwOpen('click', {ref: a.getAttribute('href') || '', back: card ? card.dataset.personRef : ''});
   });
 }
 watch('value', () => {
@@ -119,6 +120,7 @@ details.cw-sources[open] summary { margin-bottom: .3em; }
 .cw-resolved { font-size: .8em; color: var(--body-text-color-subdued); margin-bottom: .35em; font-style: italic; }
 a.cw-person { font-weight: 700; text-decoration: none !important; color: var(--color-accent) !important; cursor: pointer; }
 a.cw-person:hover { text-decoration: underline !important; }
+a.cw-back { display: inline-block; font-size: 12.5px; font-weight: 600; margin-bottom: 10px; }
 .cw-status { display: flex; align-items: center; gap: .6em; color: var(--body-text-color-subdued); font-style: italic; }
 .cw-dots { display: inline-flex; gap: 3px; }
 .cw-dots i { width: 6px; height: 6px; border-radius: 50%; background: var(--color-accent); animation: cw-b 1s infinite ease-in-out; }
@@ -138,7 +140,7 @@ a.cw-person:hover { text-decoration: underline !important; }
 .cw-panel-head { display: flex; gap: 12px; align-items: center; margin-bottom: 10px; }
 .cw-badge { flex: none; width: 30px; height: 30px; border-radius: 9px; display: grid; place-items: center;
   background: #4f46e5; color: #fff; font-weight: 700; }
-.cw-badge-person { background: var(--background-fill-secondary); font-size: 16px; }
+.cw-badge-person { background: linear-gradient(135deg, #7c3aed, #db2777); font-size: 12px; letter-spacing: .02em; }
 .cw-doc-name { font-weight: 700; word-break: break-all; color: var(--body-text-color); }
 .cw-doc-title { font-size: 12px; color: var(--body-text-color-subdued); }
 .cw-meta { display: flex; flex-wrap: wrap; gap: 6px; margin: 0 0 12px; }

@@ -201,8 +201,11 @@ def _compact(text: str) -> str:
     return re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n", text)
 
 
-def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int) -> str:
-    """The stored chunk with the quote [start, end) highlighted, and where it comes from."""
+def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int, back: str = "") -> str:
+    """The stored chunk with the quote [start, end) highlighted, and where it comes from.
+
+    `back` (a person's name) adds a link back to the profile card the citation was opened from.
+    """
     text = str(chunk.get("text") or "")
     if not (0 <= start < end <= len(text)):
         start = end = 0
@@ -215,8 +218,10 @@ def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int) -> str:
         meta.append(f"<div><dt>Section</dt><dd>{esc(chunk['section'])}</dd></div>")
     name = os.path.basename(str(chunk.get("doc") or ""))
     badge = f'<span class="cw-badge">{n}</span>' if n else ""
+    back_link = (f'<a class="cw-person cw-back" href="{esc(person_ref(back))}">← {esc(back)}’s profile</a>'
+                 if back else "")
     header = (
-        f'<div class="cw-panel-head">{badge}<div><div class="cw-doc-name" title="{esc(chunk.get("doc"))}">'
+        f'{back_link}<div class="cw-panel-head">{badge}<div><div class="cw-doc-name" title="{esc(chunk.get("doc"))}">'
         f'{esc(name)}</div><div class="cw-doc-title">{esc(chunk.get("title") or "")}</div></div></div>'
         f'<dl class="cw-meta">{"".join(meta)}</dl>'
     )
@@ -230,29 +235,37 @@ def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int) -> str:
                           f'<div class="cw-chunk-id">passage {esc(chunk.get("chunk_id"))}</div>')
 
 
+def initials(name: str) -> str:
+    words = [w for w in re.findall(r"\w+", name) if w[0].isalpha()]
+    return "".join(w[0].upper() for w in (words[:1] + words[1:][-1:])) or "?"
+
+
+PROFILE_SECTIONS = (("current", "Now"), ("education", "Education"), ("topics", "Research topics"),
+                    ("publications", "Selected publications"))
+
+
 def profile_html(card: Mapping[str, Any]) -> str:
-    """A profile card: every field with its citation chips (whatever fields the card carries)."""
+    """A profile card (`Profile.to_dict()`): every field with its citation chip; empty fields are left out."""
     name = str(card.get("name") or "Profile")
-    citations = {int(c["n"]): c for c in card.get("citations") or [] if "n" in c}
     rows = []
-    for field in card.get("fields") or []:
-        label = str(field.get("label") or field.get("name") or "")
-        values = field.get("values") or ([field["value"]] if field.get("value") else [])
+    for key, label in PROFILE_SECTIONS:
         items = []
-        for v in values:
-            if isinstance(v, Mapping):
-                cs = [v["citation"]] if v.get("citation") else list(v.get("citations") or [])
-                text = str(v.get("text") or v.get("value") or "")
-            else:
-                cs, text = list(field.get("citations") or []), str(v)
-            chips = "".join(chip(c) if isinstance(c, Mapping) else chip(citations[int(c)])
-                            for c in cs if isinstance(c, Mapping) or int(c) in citations)
-            items.append(f"<li>{esc(text)}{chips}</li>")
-        rows.append(f'<div class="cw-field"><dt>{esc(label)}</dt><dd><ul>{"".join(items)}</ul></dd></div>')
-    body = f'<dl class="cw-profile">{"".join(rows)}</dl>' if rows else '<p class="cw-muted">No profile fields found.</p>'
-    return _panel(f'<div class="cw-panel-head"><span class="cw-badge cw-badge-person">👤</span>'
-                  f'<div><div class="cw-doc-name">{esc(name)}</div><div class="cw-doc-title">Profile card</div></div></div>',
-                  body)
+        for f in card.get(key) or []:
+            value = " ".join(str(f.get("value") or "").split())
+            detail = " ".join(str(f.get("detail") or "").split())
+            text = esc(value) + (f' <span class="cw-muted">— {esc(detail)}</span>' if detail and detail not in value else "")
+            cite = chip(f["citation"]) if isinstance(f.get("citation"), Mapping) else ""
+            items.append(f"<li>{text}{cite}</li>")
+        if items:
+            rows.append(f'<div class="cw-field"><dt>{esc(label)}</dt><dd><ul>{"".join(items)}</ul></dd></div>')
+    docs = ", ".join(os.path.basename(str(d)) for d in card.get("docs") or [])
+    body = (f'<dl class="cw-profile">{"".join(rows)}</dl>' if rows
+            else '<p class="cw-muted">Their documents give none of the card\'s fields.</p>')
+    return _panel(f'<div class="cw-panel-head" data-person-ref="{esc(person_ref(name))}">'
+                  f'<span class="cw-badge cw-badge-person">{esc(initials(name))}</span>'
+                  f'<div><div class="cw-doc-name">{esc(name)}</div><div class="cw-doc-title">Profile card · {esc(docs)}'
+                  f'</div></div></div>', body + '<div class="cw-verified">✓ Every line is quoted from their documents: '
+                  "click a number to see where.</div>")
 
 
 def parse_cite(ref: str) -> tuple[int, str, int, int] | None:

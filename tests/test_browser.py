@@ -222,10 +222,24 @@ def test_people_answer_groups_by_person_and_follow_up_uses_the_conversation(serv
     for note in expected.notes:
         assert note in answer.inner_text()
 
-    # A person's name opens their profile card (or says why there is none) in the side panel.
+    # A person's name opens their profile card; its citations open their source, with a way back.
+    name = expected.people[0].name
+    profile = server["assistant"].profile(name)
+    assert profile is not None and profile.fields()
     cards.first.locator("a.cw-person").click()
-    pg.wait_for_function("n => document.querySelector('#source-panel').innerText.includes(n)", arg=expected.people[0].name)
+    pg.wait_for_selector("#source-panel .cw-profile")
+    panel = pg.locator("#source-panel")
+    assert name in panel.inner_text()
+    assert panel.locator(".cw-profile a.cw-chip").count() == len(profile.fields())
+    for f in profile.fields():
+        assert norm(f.value) in norm(panel.inner_text())
     steps.shot("profile")
+    panel.locator(".cw-profile a.cw-chip").first.click()
+    pg.locator("#source-panel mark.cw-quote").wait_for()
+    assert norm(pg.inner_text("#source-panel mark.cw-quote")) == norm(profile.fields()[0].citation.quote)
+    steps.shot("profile-citation")
+    pg.click("#source-panel a.cw-back")
+    pg.wait_for_selector("#source-panel .cw-profile")
 
     # The follow-up is resolved against the conversation, and the chat says how it was read.
     first_q = f"Where did {expected.people[0].name} study?"

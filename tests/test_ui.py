@@ -139,11 +139,18 @@ def test_a_resolved_follow_up_is_shown() -> None:
 
 
 def test_profile_card_shows_every_field_with_its_citation() -> None:
-    card = {"name": "Ada", "fields": [{"label": "Education", "values": [{"text": "Cambridge", "citation": citation(1, "Cambridge")}]},
-                                      {"label": "Employer", "value": "Analytical Engines", "citations": [citation(2, "AE")]}]}
+    card = {"name": "Ada", "docs": ["/d/ada.pdf"],
+            "current": [{"label": "current", "value": "Analytical Engines", "detail": "", "citation": citation(1, "AE")}],
+            "education": [{"label": "education", "value": "Ph.D. in Maths", "detail": "Cambridge",
+                           "citation": citation(2, "Cambridge Ph.D. in Maths")}],
+            "topics": [], "publications": [{"label": "publication", "value": "Notes <on> engines", "detail": "",
+                                            "citation": citation(3, "Notes")}]}
     out = profile_html(card)
-    assert "Education" in out and "Cambridge" in out and "#cw-cite-1-c1ab" in out
-    assert "Employer" in out and "Analytical Engines" in out and "#cw-cite-2-c2ab" in out
+    for label, value, n in (("Now", "Analytical Engines", 1), ("Education", "Ph.D. in Maths", 2),
+                            ("Selected publications", "Notes &lt;on&gt; engines", 3)):
+        field = re.search(rf"<dt>{label}</dt><dd>(.*?)</dd>", out).group(1)
+        assert value in field and f"#cw-cite-{n}-c{n}ab" in field
+    assert "Cambridge" in out and "Research topics" not in out and "ada.pdf" in out
 
 
 def test_source_html_highlights_exactly_the_quoted_slice() -> None:
