@@ -124,6 +124,7 @@ class Scorer:
         self._keys: dict[tuple[int, int, int], set[str]] = {}
         self.acronyms = acronyms([h.text for h in hits])
         self._context = [self._with_acronyms(keys_of(f"{h.section} {h.title} {h.owner or ''}")) for h in hits]
+        self._name_keys = {k for n in question.other_names for k in keys_of(n)}
         asked = question.terms | question.soft
         hinted = {sec for sec, words in SECTION_HINTS.items() if asked & {term_key(w) for w in words}}
         self._hinted = [any(sec in h.section.lower() for sec in hinted) for h in hits]
@@ -151,7 +152,9 @@ class Scorer:
             elif any(supports(t, window, win_c) for t in group):
                 total += IN_WINDOW
             elif any(supports(t, context, ctx_c) for t in group):
-                total += IN_CONTEXT
+                # A name the question writes that is the document's title or owner locates the
+                # document as fully as a named owner would; other words found only there count less.
+                total += IN_UNIT if group <= self._name_keys else IN_CONTEXT
             else:
                 missing.append("|".join(sorted(group)))
         support = total / len(self.q.groups) if self.q.groups else 0.0

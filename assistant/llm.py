@@ -115,6 +115,9 @@ class LLMWriter:
 
 
 def _best_line(hit: Hit, words: set[str], hit_index: int) -> tuple[int, int]:
+    """The line of `hit` sharing the most words with the sentences citing it (names of the
+    document's person and title locate it; they do not count)."""
+    words = words - keys_of(f"{hit.owner or ''} {hit.title}")
     best = (hit_index, 0, len(hit.text))
     best_score = -1.0
     for u in units(hit.text, hit_index):
