@@ -5,12 +5,11 @@ No model is loaded here; the end-to-end behaviour on the real index is in test_a
 
 from __future__ import annotations
 
-from index import Hit
-
 from assistant.answer import Answer, Citation, PersonAnswer, verify_citations
 from assistant.answer_eval import answer_metrics, score_answer
 from assistant.evidence import Scorer, acronyms
-from assistant.question import analyze, same_word, supports, keys_of, classes_of
+from assistant.question import analyze, classes_of, keys_of, same_word, supports
+from index import Hit
 
 PEOPLE = ["Muhammed Fatih Balin", "Burak Bartan", "Baolin Li"]
 
