@@ -4,7 +4,7 @@ A real server on a free port over a private copy of the seed index. The tests as
 watch the answer stream, click citation [1] and check the side panel highlights the quote; then
 upload a new document, ask about it, and remove it. Every step is screenshotted; the screenshots are
 kept under tests/artifacts/ when a test fails (always, with CITEWISE_KEEP_STEPS=1). With CITEWISE_UPDATE_SCREENSHOTS=1 (or when they are
-missing) the passing run also writes the README screenshots docs/chat.png and docs/documents.png.
+missing) the passing run also writes the README screenshots docs/chat.png, docs/profile.png and docs/documents.png.
 """
 
 from __future__ import annotations
@@ -191,7 +191,6 @@ def test_chat_streams_answer_and_citation_opens_highlighted_source(server, page)
     assert norm(chunk.text).startswith(norm(pg.inner_text("#source-panel .cw-passage"))[:30])
     assert "cw-active" in (answer.locator("a.cw-chip.cw-active").first.get_attribute("class") or "")
     steps.shot("citation-open")
-    readme_screenshot(pg, "chat.png")
 
     # A second citation replaces the first in the panel.
     if len(expected.citations) > 1:
@@ -221,6 +220,13 @@ def test_people_answer_groups_by_person_and_follow_up_uses_the_conversation(serv
         assert card.locator("a.cw-chip").count() >= len(person.citations)
     for note in expected.notes:
         assert note in answer.inner_text()
+    # A chip inside a person's group opens that person's passage.
+    second = cards.nth(min(1, cards.count() - 1))
+    n = int(second.locator("a.cw-chip").first.inner_text())
+    second.locator("a.cw-chip").first.click()
+    pg.locator("#source-panel mark.cw-quote").wait_for()
+    assert norm(pg.inner_text("#source-panel mark.cw-quote")) == norm(expected.citations[n - 1].quote)
+    readme_screenshot(pg, "chat.png")
 
     # A person's name opens their profile card; its citations open their source, with a way back.
     name = expected.people[0].name
@@ -234,6 +240,7 @@ def test_people_answer_groups_by_person_and_follow_up_uses_the_conversation(serv
     for f in profile.fields():
         assert norm(f.value) in norm(panel.inner_text())
     steps.shot("profile")
+    readme_screenshot(pg, "profile.png")
     panel.locator(".cw-profile a.cw-chip").first.click()
     pg.locator("#source-panel mark.cw-quote").wait_for()
     assert norm(pg.inner_text("#source-panel mark.cw-quote")) == norm(profile.fields()[0].citation.quote)
