@@ -100,7 +100,7 @@ def _swap_person(prev_q: str, old: str, new: str, people: Sequence[str]) -> str:
         for i in range(len(words) - size + 1):
             span = " ".join(words[i : i + size])
             core = re.sub(r"(?:'s|’s)?[?.,!]*$", "", span)
-            if core and core[0].isupper() and names_match(core, old):
+            if core and all(w[0].isupper() for w in core.split()) and names_match(core, old):
                 tail = span[len(core) :]
                 return " ".join([*words[:i], new + tail, *words[i + size :]])
     return f"{prev_q.rstrip('?')} - {new}?"

@@ -1,0 +1,28 @@
+"""Answer metrics on ../shared/eval/seed_dev.jsonl with the real pipeline: the issue's targets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import SEED_DEV, require_shared
+
+pytestmark = pytest.mark.slow
+
+
+def test_seed_dev_answer_targets(seed_assistant):
+    from assistant.answer_eval import evaluate_answers
+
+    records = [json.loads(line) for line in require_shared(SEED_DEV).read_text().splitlines() if line.strip()]
+
+    def chunk_text(chunk_id: str) -> str | None:
+        c = seed_assistant.chunk(chunk_id)
+        return c.text if c else None
+
+    metrics, scores = evaluate_answers(seed_assistant.ask, records, chunk_text)
+    bad = [s.id for s in scores if not s.correct]
+    assert metrics["answer_accuracy"] >= 0.95, bad
+    assert metrics["abstention_accuracy"] == 1.0, bad
+    assert metrics["false_abstentions"] <= 1, bad
+    assert metrics["quote_validity"] == 1.0
+    assert metrics["person_coverage"] == 1.0
