@@ -225,7 +225,12 @@ def test_server_serves_no_file_by_path_and_lists_documents(seed_assistant, seed_
                        Path(seed_assistant.documents()[0].doc)):
             for route in ("/gradio_api/file=", "/file="):
                 assert http_status(base + route + str(target)) in (403, 404), f"{route}{target} is readable"
-        docs = Client(base + "/", verbose=False).predict(api_name="/documents")
+        client = Client(base + "/", verbose=False)
+        api = client.view_api(return_format="dict", print_info=False)
+        # Only the three documented endpoints: uploads, folders and removal are not callable by clients.
+        assert set(api["named_endpoints"]) == {"/ask", "/search", "/documents"}
+        assert not api["unnamed_endpoints"]
+        docs = client.predict(api_name="/documents")
         assert [d["doc"] for d in docs] == [d.doc for d in seed_assistant.documents()]
         assert set(docs[0]) == {"doc", "title", "owner", "pages", "chunks", "sha256"}
     finally:
