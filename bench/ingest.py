@@ -9,8 +9,10 @@ Prints, from one run:
   few documents next to raw `SentenceTransformer.encode` of the very same texts (target >= 0.9).
 Embedding is the slow part (~8 chunks/s on 2 busy cores), so only a subset is embedded by default:
 the output says how many. Flags make bigger runs: `--docs 1000 --embed-chunks 512 --index-docs 40`.
+The generated corpus is kept in the temp folder (`--corpus`) and reused by the next run with the
+same size; generating it (fpdf2, python-docx) costs more than parsing it.
 
-    python bench/ingest.py [--docs N] [--pages P] [--embed-chunks N] [--index-docs N] [--keep DIR]
+    python bench/ingest.py [--docs N] [--pages P] [--embed-chunks N] [--index-docs N] [--corpus DIR]
 """
 
 from __future__ import annotations
@@ -51,19 +53,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=200, help="documents in the corpus (half PDF, half DOCX)")
     ap.add_argument("--pages", type=int, default=3, help="pages per document")
-    ap.add_argument("--embed-chunks", type=int, default=96, help="chunks embedded to measure embedding speed")
-    ap.add_argument("--index-docs", type=int, default=8, help="documents run through the whole index_paths path")
-    ap.add_argument("--keep", type=Path, help="generate into (and reuse) this folder instead of a temp dir")
+    ap.add_argument("--embed-chunks", type=int, default=64, help="chunks embedded to measure embedding speed")
+    ap.add_argument("--index-docs", type=int, default=6, help="documents run through the whole index_paths path")
+    ap.add_argument("--corpus", type=Path, help="folder of the generated corpus (default: in the temp folder)")
     args = ap.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="citewise-bench-") as tmp:
-        folder = args.keep or Path(tmp) / "corpus"
+        folder = args.corpus or Path(tempfile.gettempdir()) / f"citewise-bench-ingest-{args.docs}x{args.pages}"
         t = time.perf_counter()
-        existing = sorted(folder.glob("doc*.*")) if args.keep and folder.exists() else []
-        files = existing if len(existing) >= args.docs else generate(folder, args.docs, args.pages)
-        files = files[: args.docs]
+        existing = sorted(folder.glob("doc*.*")) if folder.exists() else []
+        reused = len(existing) >= args.docs
+        files = (existing if reused else generate(folder, args.docs, args.pages))[: args.docs]
         print(f"corpus: {len(files)} documents ({sum(f.suffix == '.pdf' for f in files)} PDF, "
-              f"{sum(f.suffix == '.docx' for f in files)} DOCX), generated in {time.perf_counter() - t:.1f} s")
+              f"{sum(f.suffix == '.docx' for f in files)} DOCX) in {folder}, "
+              f"{'reused' if reused else f'generated in {time.perf_counter() - t:.1f} s'}")
 
         t = time.perf_counter()
         docs = [load_document(f) for f in files]
@@ -99,7 +102,7 @@ def main() -> None:
         from index import Store, index_paths
         from index.embed import default_model_path
 
-        few = folder.parent / "few"
+        few = Path(tmp) / "few"
         few.mkdir(exist_ok=True)
         for f in files[: args.index_docs]:
             target = few / f.name
