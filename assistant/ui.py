@@ -33,6 +33,7 @@ from .ui_assets import BRAND_HTML, BRIDGE_JS, CHAT_PLACEHOLDER, DOCS_JS, launch_
 from .ui_chat import (  # noqa: E402
     EMPTY_PANEL,
     answer_html,
+    esc,
     panel_message,
     parse_cite,
     parse_person,
@@ -83,8 +84,10 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
         yield "", history, turns
         try:
             d = assistant.ask(message, turns).to_dict()
-        except CitewiseError as exc:
-            history[-1] = _message("assistant", f'<div class="cw-answer cw-abstained"><p>{exc}</p></div>')
+        except Exception as exc:  # shown in the chat, not as a stuck "Searching…" bubble
+            log.exception("answering %r failed", message)
+            why = str(exc) if isinstance(exc, CitewiseError) else f"Something went wrong: {type(exc).__name__}: {exc}"
+            history[-1] = _message("assistant", f'<div class="cw-answer cw-abstained"><p>{esc(why)}</p></div>')
             yield "", history, turns
             return
         for partial in stream_steps(str(d.get("answer") or "")):
