@@ -77,6 +77,8 @@ def _following_bullets(text: str, start: int, after: int, limit: int = 3) -> int
         if not line:
             continue
         is_item = bool(re.match(r"^[-•·*○◦▪–]", line)) or len(line) > 90
+        if not is_item and not taken and len(line) <= 30 and re.search(r"\d", line):
+            continue  # a date line between an entry's header and its bullets
         if not is_item or taken == limit or (after + m.end()) - start > MAX_QUOTE:
             break
         end = after + m.end()

@@ -30,7 +30,7 @@ STOPWORDS = frozenset(
 )
 # Words that locate or frame a question but never need to appear in the answer's passage.
 LIGHT = frozenset(
-    ["approach", "approaches", "method", "methods", "way", "ways", "kind", "kinds", "type", "types", "thing", "things", "profile", "profiles", "document", "documents", "cv", "resume", "résumé", "person", "people", "persons", "researcher", "researchers", "someone", "somebody", "anyone", "anybody", "everyone", "one", "ones", "topic", "topics", "area", "areas", "field", "fields", "list", "lists", "listed", "mention", "mentions", "mentioned", "say", "says", "said", "describe", "describes", "tell", "show", "shows", "showed", "propose", "proposes", "proposed", "give", "gave", "given", "get", "got", "make", "made", "know", "knows", "use", "used", "using", "work", "works", "worked", "working", "study", "studied", "studies", "involve", "involved", "name", "named", "call", "called", "main", "primary", "key", "particular", "specific", "exactly", "actually", "various", "different", "something", "anything", "co-author", "co-authored", "coauthor", "coauthored", "author", "authored", "wrote", "write", "written", "most", "often", "usually", "information", "detail", "details", "publish", "published", "publishing", "paper", "papers", "publication", "publications", "article", "articles"]
+    ["approach", "approaches", "method", "methods", "way", "ways", "kind", "kinds", "type", "types", "thing", "things", "profile", "profiles", "document", "documents", "cv", "resume", "résumé", "person", "people", "persons", "researcher", "researchers", "someone", "somebody", "anyone", "anybody", "everyone", "one", "ones", "topic", "topics", "area", "areas", "field", "fields", "list", "lists", "listed", "mention", "mentions", "mentioned", "say", "says", "said", "describe", "describes", "tell", "show", "shows", "showed", "propose", "proposes", "proposed", "give", "gave", "given", "get", "got", "make", "made", "know", "knows", "use", "used", "using", "work", "works", "worked", "working", "study", "studied", "studies", "involve", "involved", "name", "named", "call", "called", "main", "primary", "key", "particular", "specific", "exactly", "actually", "various", "different", "something", "anything", "co-author", "co-authored", "coauthor", "coauthored", "author", "authored", "wrote", "write", "written", "most", "often", "usually", "information", "detail", "details", "publish", "published", "publishing", "paper", "papers", "publication", "publications", "article", "articles", "employ", "employed", "employs", "interned", "during", "take", "took", "taken", "taking", "accept", "accepted", "accepts", "receive", "received", "get", "gets", "getting", "number", "numbers"]
 )
 # Words that name the kind of fact asked for: they pick the slot, the answer need not repeat them.
 SLOT_WORDS: dict[str, str] = {
@@ -107,9 +107,21 @@ def term_classes(key: str) -> frozenset[int]:
     return _CLASS_OF.get(key, frozenset())
 
 
+_PATTERN_KEYS = (
+    (re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+"), ("email", "e-mail", "mail")),
+    (re.compile(r"(?:\+\d{1,3}[\s)]*)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b"), ("phone", "telephone")),
+    (re.compile(r"https?://\S+|\bwww\.\S+"), ("website", "homepage", "url", "link")),
+)
+
+
 def keys_of(text: str) -> set[str]:
-    """`term_key`s of every token of `text` (stopwords kept out)."""
-    return {term_key(t) for t in tokens(text) if t.lower() not in STOPWORDS}
+    """`term_key`s of every token of `text` (stopwords kept out), plus "email" / "phone" / "website"
+    for text holding an address, a phone number or a URL."""
+    keys = {term_key(t) for t in tokens(text) if t.lower() not in STOPWORDS}
+    for pattern, words in _PATTERN_KEYS:
+        if pattern.search(text):
+            keys.update(term_key(w) for w in words)
+    return keys
 
 
 def same_word(a: str, b: str) -> bool:
@@ -165,9 +177,11 @@ def _slot(q: str) -> tuple[str, str]:
         return "date", ""
     if re.search(r"^\s*who\b|\bwhose\b|\bwith\s+whom\b", low):
         return "person", ""
-    m = re.search(r"\b(?:which|what)\s+(?:\w+\s+){0,2}?(\w+)\b", low)
-    if m and m.group(1) in SLOT_WORDS:
-        return SLOT_WORDS[m.group(1)], m.group(1)
+    m = re.search(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}[\w-]+)", low)
+    if m:  # "which company", "what is the title of", "which two venues"
+        word = next((w for w in m.group(1).split() if w in SLOT_WORDS), None)
+        if word:
+            return SLOT_WORDS[word], word
     if re.search(r"\bdegree\b|\bwhat\s+did\s+.+\bstudy\b|\bmajor\b", low):
         return "degree", "degree" if re.search(r"\bdegree\b", low) else ""
     if re.search(r"^\s*where\b", low):
