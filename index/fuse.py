@@ -42,14 +42,19 @@ def minmax(ranked: Ranked, floor: float | None = None) -> tuple[dict[int, float]
     return {i: (s - lo) / span for i, s in ranked}, ((floor if floor is not None else lo) - lo) / span
 
 
-def zscore(ranked: Ranked, floor: float | None = None) -> tuple[dict[int, float], float]:
-    """Scores as standard deviations from the mean of the list and `floor`, and the floor's value."""
-    values = [s for _, s in ranked] + ([floor] if floor is not None else [])
-    if len(values) < 2:
+def zscore(ranked: Ranked, floor: float | None = None, population: int = 0) -> tuple[dict[int, float], float]:
+    """Scores as standard deviations from the mean, and the value of `floor` (the raw score of an
+    absent id). The statistics count `population - len(ranked)` absent ids at `floor`: a BM25 list
+    with one match among 100 candidates makes that match stand far out, as it should."""
+    values = [s for _, s in ranked]
+    base = floor if floor is not None else min(values, default=0.0)
+    pad = max(population - len(values), 1 if floor is not None else 0)
+    n = len(values) + pad
+    if n < 2:
         return minmax(ranked, floor)
-    mean = sum(values) / len(values)
-    sd = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5 or 1.0
-    base = floor if floor is not None else min(values)
+    mean = (sum(values) + pad * base) / n
+    var = (sum((v - mean) ** 2 for v in values) + pad * (base - mean) ** 2) / n
+    sd = var**0.5 or 1.0
     return {i: (s - mean) / sd for i, s in ranked}, (base - mean) / sd
 
 
@@ -68,8 +73,9 @@ def convex(lists: Sequence[Ranked], weights: Sequence[float], norm: str = "minma
     except KeyError:
         raise ValueError(f"unknown score normalisation {norm!r}; choose one of: {', '.join(NORMS)}") from None
     floors = floors or [None] * len(lists)
-    normed = [normalise(r, f) for r, f in zip(lists, floors, strict=True)]
-    ids = {i for n, _ in normed for i in n}
+    ids = {i for r in lists for i, _ in r}
+    normed = [normalise(r, f, len(ids)) if normalise is zscore else normalise(r, f)
+              for r, f in zip(lists, floors, strict=True)]
     scores = {i: sum(w * n.get(i, f) for (n, f), w in zip(normed, weights, strict=True)) for i in ids}
     return sorted(scores.items(), key=lambda t: (-t[1], t[0]))
 

@@ -33,7 +33,7 @@ def nlist_for(n: int) -> int:
 
 
 def nprobe_for(nlist: int) -> int:
-    return int(min(nlist, max(16, nlist // 12)))
+    return int(min(nlist, max(16, nlist // 6)))
 
 
 def kind_of(index: faiss.Index) -> str:

@@ -1,0 +1,170 @@
+"""Retrieval: tokenizer, fusion, owner scoping, modes, restriction to documents, dedup, reranking.
+
+Unit tests of pure functions need no model; search tests run the real model on the seed index.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from index import Searcher, Store, fuse, index_paths
+from index.lexical import match_query, terms
+from index.rerank import CrossEncoderReranker, Reranker, RerankerError, reorder
+from index.scope import find_scope
+from index.search import MODES, Hit
+
+PROFILES = Path(__file__).resolve().parent.parent / "examples" / "profiles"
+
+
+# -- tokenizer ------------------------------------------------------------------------------------
+def test_terms_keep_names_acronyms_and_numbers() -> None:
+    assert terms("GNNs and FP8 at ICPP; GPA 3.94/4.00") == ["gnns", "fp8", "icpp", "gpa", "3.94", "4.00"]
+    assert {"multi", "gpu", "multigpu"} <= set(terms("multi-GPU training"))
+    assert {"c++", "c#", "b.eng"} <= set(terms("B.Eng., C++ and C#"))
+    assert terms("Bartan's work") == ["bartan", "work"]
+    assert terms("What is the capital of Australia?") == ["capital", "australia"]
+    assert "it" in terms("the IT department") and "it" not in terms("it is")
+
+
+def test_match_query_quotes_terms_and_handles_stopword_only_queries() -> None:
+    assert match_query('What is "SIRD"?') == '"sird"'
+    assert match_query("what is it") is None
+
+
+# -- fusion ---------------------------------------------------------------------------------------
+def test_rrf_matches_the_formula() -> None:
+    fused = dict(fuse.rrf([[(1, 9.0), (2, 8.0)], [(2, 0.5), (3, 0.4)]], k=60))
+    assert fused[2] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused[1] == pytest.approx(1 / 61) and fused[3] == pytest.approx(1 / 62)
+
+
+def test_convex_gives_absent_lexical_ids_the_bm25_floor() -> None:
+    dense = [(1, 0.9), (3, 0.8), (2, 0.5), (4, 0.1)]
+    lexical = [(3, 7.0)]  # one chunk holds the rare query term
+    ranked = fuse.convex([dense, lexical], [0.5, 0.5], "minmax", floors=[None, 0.0])
+    assert ranked[0][0] == 3  # the exact match wins over the best dense-only chunk
+    z = fuse.convex([dense, lexical], [0.5, 0.5], "z", floors=[None, 0.0])
+    assert z[0][0] == 3
+    with pytest.raises(ValueError, match="minmax, z"):
+        fuse.convex([dense], [1.0], "nope")
+
+
+def test_interleave_takes_turns() -> None:
+    out = fuse.interleave([(1, 5.0), (2, 4.0), (3, 3.0), (4, 2.0)], {1: "a", 2: "a", 3: "b", 4: "b"})
+    assert [i for i, _ in out] == [1, 3, 2, 4]
+
+
+# -- owner scoping --------------------------------------------------------------------------------
+OWNERS = {"Ada Lovelace": ["/d/ada.txt"], "Alan Turing": ["/d/alan.txt", "/d/alan2.txt"], "Li Wei": ["/d/li.txt"]}
+
+
+def test_find_scope_names_owners_and_strips_their_names() -> None:
+    s = find_scope("Where did Alan Turing's PhD happen?", OWNERS)
+    assert s is not None and s.owners == ("Alan Turing",) and s.docs == ("/d/alan.txt", "/d/alan2.txt")
+    assert s.query == "Where did PhD happen?"
+    assert find_scope("who knows about turing machines", OWNERS) is None  # lower case, not a name
+    assert find_scope("what did li wei publish", OWNERS).owners == ("Li Wei",)  # whole name, any case
+    both = find_scope("Compare Lovelace and Turing", OWNERS)
+    assert both.owners == ("Ada Lovelace", "Alan Turing")
+    assert find_scope("Alan Turing", OWNERS, within=["/d/ada.txt"]) is None
+
+
+# -- search on the real seed index (real model) --------------------------------------------------
+@pytest.fixture(scope="module")
+def searcher(seed_index_dir: Path, embedder) -> Searcher:
+    return Searcher(Store.open(seed_index_dir), embedder)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("term", ["ICPP", "MG-GCN", "3.94", "TOEFL", "SIRD", "Netflix", "Pilanci"])
+def test_exact_names_acronyms_and_numbers_retrieve_their_chunks(searcher: Searcher, term: str) -> None:
+    lexical = searcher.search(term, k=3, mode="lexical")
+    assert lexical and term.lower() in lexical[0].text.lower()
+    default = searcher.search(f"What about {term}?", k=3)
+    assert any(term.lower() in h.text.lower() for h in default)
+
+
+@pytest.mark.slow
+def test_modes_are_named_and_unknown_modes_list_them(searcher: Searcher) -> None:
+    assert set(MODES) == {"dense", "lexical", "hybrid", "default"}
+    for mode in MODES:
+        hits = searcher.search("graph neural networks", k=5, mode=mode)
+        assert [h.rank for h in hits] == [1, 2, 3, 4, 5]
+        assert len({h.chunk_id for h in hits}) == 5
+    with pytest.raises(ValueError, match="default, dense, hybrid, lexical"):
+        searcher.search("x", mode="fancy")
+    assert searcher.search("   ") == []
+
+
+@pytest.mark.slow
+def test_docs_restricts_every_mode(searcher: Searcher) -> None:
+    docs = sorted({d.doc for d in searcher.store.documents()})
+    one = [docs[1]]
+    for mode in MODES:
+        hits = searcher.search("experience and publications", k=8, mode=mode, docs=one)
+        assert hits and all(h.doc == one[0] for h in hits)
+    assert searcher.search("anything", docs=[]) == []
+    t = time.perf_counter()
+    for _ in range(5):
+        searcher.search("publications on GPUs", k=4, docs=one)
+    assert (time.perf_counter() - t) / 5 < 2.0  # per-person retrieval stays interactive (loose bound)
+
+
+@pytest.mark.slow
+def test_a_question_naming_a_person_searches_their_documents(searcher: Searcher) -> None:
+    owners = searcher.store.owner_docs()
+    assert owners, "the seed profiles have owners"
+    for owner, paths in owners.items():
+        hits = searcher.search(f"Where did {owner} study?", k=4)
+        assert hits[0].doc in paths
+
+
+@pytest.mark.slow
+def test_duplicate_files_are_shown_once(tmp_path: Path, embedder) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    src = sorted(PROFILES.iterdir())[2]
+    shutil.copy(src, docs / "a.txt")
+    shutil.copy(src, docs / "b.txt")
+    (docs / "b.txt").write_text((docs / "b.txt").read_text() + "\n")  # other sha, same chunk texts
+    store = Store.create(tmp_path / "index", embedder.name, embedder.dim)
+    index_paths([docs], store, embedder)
+    hits = Searcher(store, embedder).search("Netflix internship", k=10)
+    texts = [h.text for h in hits]
+    assert len(texts) == len(set(texts))
+
+
+# -- reranker seam --------------------------------------------------------------------------------
+class ReverseReranker:
+    """FAKE reranker (no cross-encoder can load offline): scores a hit by its reverse first-stage rank."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def rerank(self, query: str, hits: list[Hit]) -> list[Hit]:
+        self.calls += 1
+        return reorder(hits, [float(h.rank) for h in hits])
+
+
+@pytest.mark.slow
+def test_reranker_seam_reorders_the_candidates(seed_index_dir: Path, embedder) -> None:
+    fake = ReverseReranker()
+    assert isinstance(fake, Reranker)
+    store = Store.open(seed_index_dir)
+    plain = Searcher(store, embedder).search("graph neural networks", k=30)
+    reranked = Searcher(store, embedder, reranker=fake, rerank_depth=30).search("graph neural networks", k=5)
+    assert fake.calls == 1
+    assert [h.chunk_id for h in reranked] == [h.chunk_id for h in plain[::-1][:5]]
+    assert [h.rank for h in reranked] == [1, 2, 3, 4, 5]
+
+
+def test_cross_encoder_reranker_names_a_missing_model(tmp_path: Path) -> None:
+    reranker = CrossEncoderReranker(str(tmp_path / "no-model"))
+    hit = Hit(1, "c", "d", None, "", "text", 1.0)
+    with pytest.raises(RerankerError, match=str(tmp_path / "no-model")):
+        reranker.rerank("q", [hit])
+    assert reranker.rerank("q", []) == []
