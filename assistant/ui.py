@@ -95,7 +95,8 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
             yield "", history, turns
             time.sleep(STREAM_DELAY)
         history[-1] = _message("assistant", answer_html(d))
-        turns += [_message("user", message),
+        # The question as answered (a follow-up made explicit) is what later follow-ups resolve against.
+        turns += [_message("user", str(d.get("resolved") or message)),
                   {**_message("assistant", str(d.get("answer") or "")), "citations": d.get("citations", []),
                    "abstained": d.get("abstained", False)}]
         yield "", history, turns
