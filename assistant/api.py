@@ -106,7 +106,7 @@ class Assistant:
         self.store = store
         self.embedder = embedder
         self.settings = settings or Settings()
-        self.searcher = Searcher(store, QueryCache(embedder))
+        self.searcher = Searcher(store, QueryCache(embedder))  # type: ignore[arg-type]  # dim is read-only here
         self.writer: AnswerWriter = writer or ExtractiveWriter(embedder)
         self.people = People(store)
         self._write_lock = threading.Lock()

@@ -289,7 +289,7 @@ main.add_command(stats)
 
 from .cli_profile import profile_cmd  # noqa: E402
 
-main.add_command(profile_cmd)
+main.add_command(profile_cmd)  # type: ignore[has-type]
 
 if __name__ == "__main__":  # pragma: no cover
     main()

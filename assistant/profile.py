@@ -114,9 +114,9 @@ def build_profile(store: Store, person: Person, max_items: int = 5) -> Profile:
                 if body and line.strip() != h.section:
                     f.add("topic", i, (a, b), (a + body.start(1), a + body.end(1)))
             else:
-                label = re.match(r"^\s*(?:Focus|Research interests?|Interests?|Research areas?)\s*[:\t ]\s*(?=[A-Z])", line, re.I)
-                if label:
-                    f.add("topic", i, (a, b), (a + label.end(), b))
+                tag = re.match(r"^\s*(?:Focus|Research interests?|Interests?|Research areas?)\s*[:\t ]\s*(?=[A-Z])", line, re.I)
+                if tag:
+                    f.add("topic", i, (a, b), (a + tag.end(), b))
         for pub in parse_publications(h.text):
             j = h.text.find(pub.title, pub.start, pub.end + 1)
             if j >= 0:
