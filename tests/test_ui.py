@@ -83,6 +83,17 @@ def test_check_upload_refuses_wrong_types_sizes_and_disguised_files(tmp_path: Pa
     assert "over the" in check_upload(make("big.md", b"x" * 2001), 1000)
 
 
+def test_check_upload_accepts_real_pdf_docx_and_html(tmp_path: Path) -> None:
+    import random
+
+    from ingest_files import random_pages, write_docx, write_html, write_pdf
+
+    pages = random_pages(random.Random(1), 2)
+    for path in (write_pdf(tmp_path / "cv.pdf", pages), write_docx(tmp_path / "cv.docx", pages),
+                 write_html(tmp_path / "cv.html", pages)):
+        assert check_upload(path, 10_000_000) is None, path.name
+
+
 # -- chat HTML --------------------------------------------------------------------------------
 
 def test_answer_html_turns_markers_into_chips_that_point_at_the_quote() -> None:
