@@ -44,10 +44,11 @@ def related(scored: Sequence[Scored], hits: Sequence[Hit], n: int = 3) -> tuple[
     out: list[Citation] = []
     seen: set[int] = set()
     for s in scored:
-        if s.unit.hit in seen:
-            continue
+        if s.unit.hit in seen or len(hits[s.unit.hit].text[s.unit.start : s.unit.end].strip()) < 25:
+            continue  # one passage per chunk; a bare heading is not worth showing
         seen.add(s.unit.hit)
-        out.append(citation_from_hit(len(out) + 1, hits[s.unit.hit], s.unit.start, s.unit.end, score=s.support))
+        hit = hits[s.unit.hit]
+        out.append(citation_from_hit(len(out) + 1, hit, s.unit.start, s.unit.end, score=s.support))
         if len(out) == n:
             break
     return tuple(out)
