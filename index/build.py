@@ -1,8 +1,10 @@
 """Indexing: paths in, an up-to-date index out.
 
 Files are discovered, compared by content hash with what the index holds, parsed, chunked and
-embedded in batches; each batch is one atomic write. Unchanged files cost a hash; a moved file
-(same content, old path gone) is re-pointed, not re-embedded. A file that fails to parse is
+embedded in batches; each write is atomic. Writes happen when the embedded chunks reach
+`batch_chunks` or an eighth of the index, whichever is more, so a large build rewrites the FAISS
+file O(log n) times, not once per batch. Unchanged files cost a hash; a moved file (same
+content, old path gone) is re-pointed, not re-embedded. A file that fails to parse is
 reported and skipped; it never stops the batch and never touches what is already indexed.
 """
 
@@ -14,6 +16,8 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from ingest import Chunk, Document, ParseError, Skipped, chunk_document, discover, load_document
 from ingest.chunk import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
@@ -84,21 +88,34 @@ def index_paths(
 
     pending: list[tuple[Document, list[Chunk], int, bool]] = []
     pending_chunks = 0
+    embedded: list[tuple[Document, list[Chunk], int, bool, np.ndarray]] = []  # embedded, not yet written
 
-    def flush() -> None:
-        nonlocal pending, pending_chunks
-        if not pending:
+    def write() -> None:
+        nonlocal embedded
+        if not embedded:
             return
-        texts = [c.embed_text() for _, chunks, _, _ in pending for c in chunks]
-        vectors = embedder.embed_documents(texts)
         with store.writer() as w:
+            for doc, chunks, size, is_update, vecs in embedded:
+                w.add_document(doc, chunks, vecs, size)
+                (report.updated if is_update else report.added).append(doc.path)
+        embedded = []
+
+    def flush(final: bool = False) -> None:
+        nonlocal pending, pending_chunks
+        if pending:
+            texts = [c.embed_text() for _, chunks, _, _ in pending for c in chunks]
+            vectors = embedder.embed_documents(texts)
             pos = 0
             for doc, chunks, size, is_update in pending:
-                w.add_document(doc, chunks, vectors[pos : pos + len(chunks)], size)
+                embedded.append((doc, chunks, size, is_update, vectors[pos : pos + len(chunks)]))
                 pos += len(chunks)
-                (report.updated if is_update else report.added).append(doc.path)
-        report.chunks_embedded += len(texts)
-        pending, pending_chunks = [], 0
+            report.chunks_embedded += len(texts)
+            pending, pending_chunks = [], 0
+        # Each write copies and rewrites the whole FAISS index: writing when the new chunks reach
+        # an eighth of the index keeps a big build linear (geometric series), not quadratic.
+        waiting = sum(len(e[1]) for e in embedded)
+        if final or waiting >= max(batch_chunks, store.vector_count // 8):
+            write()
 
     moves: list[tuple[str, str]] = []
     for n, path in enumerate(files, 1):
@@ -131,7 +148,7 @@ def index_paths(
         pending_chunks += len(chunks)
         if pending_chunks >= batch_chunks:
             flush()
-    flush()
+    flush(final=True)
     if progress:
         progress(len(files), len(files), "")
 

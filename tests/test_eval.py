@@ -1,0 +1,117 @@
+"""The evaluator: metrics against a second library, QA scoring rules, and the CLI shapes.
+
+`citewise eval beir` runs on a tiny BEIR folder written here, with the real model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import PROFILES, SEED_DEV, require_shared
+
+from assistant.cli import main
+from index.beir import BeirDoc, load_beir
+from index.evaluate import QAItem, QAResult, beir_metrics, load_qa, qa_metrics, supports
+from index.search import Hit
+
+
+@pytest.mark.slow  # ranx compiles its metrics with numba on first use (~1 min here)
+def test_beir_metrics_agree_with_ranx() -> None:
+    from ranx import Qrels, Run, evaluate
+
+    qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}, "q3": {"z": 1}}
+    run = {
+        "q1": {"x": 5.0, "b": 4.0, "a": 3.0, "y": 2.0},
+        "q2": {f"n{i}": float(100 - i) for i in range(12)} | {"c": 50.0},
+        "q3": {"x": 1.0},
+    }
+    ours = beir_metrics(qrels, run)
+    theirs = evaluate(Qrels(qrels), Run(run), ["ndcg@10", "recall@10", "recall@100", "mrr@10"])
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(value, abs=1e-6), key
+
+
+def test_beir_metrics_count_queries_without_results_as_zero() -> None:
+    perfect = beir_metrics({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}})
+    assert perfect["ndcg@10"] == pytest.approx(0.5) and perfect["mrr@10"] == pytest.approx(0.5)
+
+
+def test_beir_doc_file_text_does_not_repeat_a_title() -> None:
+    assert BeirDoc("1", "wing flow .", "wing flow . an experiment").file_text() == "wing flow .\n\nan experiment\n"
+    assert BeirDoc("2", "", "just text").file_text() == "just text\n"
+
+
+def _hit(rank: int, doc: str, text: str) -> Hit:
+    return Hit(rank, f"c{rank}", doc, None, "", text, 1.0)
+
+
+def test_qa_scoring_rules() -> None:
+    item = QAItem("x", "q", ("000", "002"), ("GPU",))
+    hits = (_hit(1, "/p/001_b.txt", "GPU here but wrong doc"), _hit(2, "/p/000_a.txt", "multi-gpu  work"),
+            _hit(3, "/p/002_c.txt", "no gold"), _hit(4, "/p/002_c.txt", "a GPU cluster"))
+    result = QAResult(item, hits, tuple(supports(h, item) for h in hits))
+    assert result.first_rank() == 2
+    assert result.recall(1) == 0.0 and result.recall(2) == 0.5 and result.recall(4) == 1.0
+    unanswerable = QAResult(QAItem("u", "q", (), ()), (), ())
+    metrics = qa_metrics([result, unanswerable])
+    assert metrics["questions"] == 1 and metrics["mrr@10"] == 0.5 and metrics["recall@4"] == 1.0
+
+
+def _tiny_beir(folder: Path) -> Path:
+    (folder / "qrels").mkdir(parents=True)
+    corpus = [
+        {"_id": "d1", "title": "Boundary layers", "text": "Laminar boundary layer separation on a flat plate at Mach 3.5."},
+        {"_id": "d2", "title": "Heat transfer", "text": "Heat transfer to a blunt body in hypersonic flow."},
+        {"_id": "d3", "title": "Wing flutter", "text": "Flutter of a swept wing with the NACA 0012 section."},
+        {"_id": "d4", "title": "Buckling", "text": "Buckling of thin cylindrical shells under axial compression."},
+    ]
+    queries = [{"_id": "1", "text": "flutter of swept wings"}, {"_id": "2", "text": "NACA 0012"},
+               {"_id": "3", "text": "cylindrical shell buckling"}, {"_id": "9", "text": "unjudged"}]
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in corpus))
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td3\t1\n2\td3\t2\n3\td4\t1\n")
+    return folder
+
+
+def test_load_beir_keeps_judged_queries(tmp_path: Path) -> None:
+    data = load_beir(_tiny_beir(tmp_path / "tiny"))
+    assert set(data.queries) == {"1", "2", "3"} and data.qrels["2"] == {"d3": 2} and len(data.corpus) == 4
+
+
+@pytest.mark.slow
+def test_cli_eval_beir_json_shape_and_values(tmp_path: Path) -> None:
+    folder = _tiny_beir(tmp_path / "tiny")
+    result = CliRunner().invoke(main, ["eval", "beir", str(folder), "--json", "--index", str(tmp_path / "idx")])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index("{"):])
+    assert list(out) == ["dense", "lexical", "hybrid", "default"]
+    for metrics in out.values():
+        assert set(metrics) == {"ndcg@10", "recall@10", "recall@100", "mrr@10"}
+    assert out["lexical"]["mrr@10"] == 1.0 and out["default"]["mrr@10"] == 1.0  # each query names its document
+    again = CliRunner().invoke(main, ["eval", "beir", str(folder), "--index", str(tmp_path / "idx"), "--mode", "default"])
+    assert again.exit_code == 0 and "default" in again.output and "ndcg@10" in again.output
+
+
+def test_cli_eval_beir_names_a_missing_file(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(main, ["eval", "beir", str(tmp_path / "empty")])
+    assert result.exit_code == 1 and "corpus.jsonl is missing" in result.output
+
+
+@pytest.mark.slow
+def test_cli_eval_qa_on_the_seed_questions(tmp_path: Path) -> None:
+    require_shared(SEED_DEV)
+    items = load_qa(SEED_DEV)
+    assert any(not i.docs for i in items)  # unanswerable items exist and are skipped
+    result = CliRunner().invoke(main, ["eval", "qa", str(SEED_DEV), "--docs", str(PROFILES), "--json", "--items",
+                                       "--index", str(tmp_path / "idx")])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index("{"):])
+    assert {"dense", "lexical", "hybrid", "default", "items"} <= set(out)
+    assert out["default"]["questions"] == sum(1 for i in items if i.docs)
+    # The measured pipeline must beat plain dense retrieval and plain RRF on these questions.
+    assert out["default"]["recall@4"] >= out["hybrid"]["recall@4"] >= out["dense"]["recall@4"]
+    assert out["default"]["recall@10"] >= 0.9
