@@ -86,7 +86,7 @@ def measure(n: int, embedder, label: str) -> float:
         print(f"  re-run, 1 file renamed  {t_move:8.3f} s   {t_move / t_full:7.2%} of full   "
               f"embedded {moved.chunks_embedded} (moved {len(moved.moved)})")
         store.close()
-        return t_one / t_full
+        return t_full, t_one
 
 
 def main() -> None:
@@ -94,11 +94,18 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--real-files", type=int, default=30, help="0 skips the real-model part")
     args = ap.parse_args()
-    r1 = measure(args.files, HashEmbedder(), "cheap hashing embedder, NOT the real model")
-    print(f"  target: 1 changed file <= 2% of a full build -> {'met' if r1 <= 0.02 else 'NOT met'} ({r1:.2%})")
+    full, one = measure(args.files, HashEmbedder(), "cheap hashing embedder, NOT the real model")
+    r1 = one / full
+    print(f"  target: 1 changed file of {args.files} <= 2% of a full build -> "
+          f"{'met' if r1 <= 0.02 else 'NOT met'} ({r1:.2%}; worst case: the embedder costs nothing)")
     if args.real_files:
-        r2 = measure(args.real_files, SentenceTransformerEmbedder(), "real model all-MiniLM-L6-v2")
-        print(f"  target: <= 2% -> {'met' if r2 <= 0.02 else 'NOT met'} ({r2:.2%})")
+        n = args.real_files
+        full, one = measure(n, SentenceTransformerEmbedder(), "real model all-MiniLM-L6-v2")
+        # 1 of n files is 1/n of the work by construction; scale the full build to 1,000 such files
+        # (embedding dominates and is linear in chunks) to compare with the target's 1 of 1,000.
+        est = full * 1000 / n
+        print(f"  1 changed file vs a full build of 1,000 such files (estimated {est:.0f} s = {full:.1f} s x 1000/{n}): "
+              f"{one / est:.2%} -> {'met' if one / est <= 0.02 else 'NOT met'}")
 
 
 if __name__ == "__main__":
