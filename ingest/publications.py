@@ -161,6 +161,7 @@ def parse_publications(text: str) -> list[Publication]:
             start = t_off + len(t_raw) - len(t_raw.lstrip())
             if len(prev) >= 2 and len(prev[-2][1].strip()) <= 40 and _YEAR.search(prev[-2][1]):
                 date_line = prev[-2][1]
+                start = prev[-2][0] + len(date_line) - len(date_line.lstrip())  # the entry opens with its date
         title_body = re.sub(r"^[-•*>]\s*", "", title_line)
         pm = _PREFIX.match(title_body)
         prefix_venue = pm.group("venue") if pm else None

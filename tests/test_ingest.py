@@ -328,8 +328,14 @@ def test_later_pieces_of_a_long_entry_carry_its_head(seeds) -> None:
 
 
 def test_paragraphs_on_consecutive_lines_are_separate_blocks(seeds) -> None:
-    # Seed 002 lists its jobs one long line each, with no blank lines: a job never starts mid-chunk.
-    for c in chunk_document(seeds["002"]):
-        if c.section == "Work Experience":
-            first = c.text.split("\n")[1 if c.text.startswith("Work Experience") else 0]
-            assert re.match(r"(Summer \d{4}|\d{4}–\d{4}) ", first), first
+    # Seed 002 lists its jobs one long line each, with no blank lines: a chunk starts at a job, or
+    # continues one job (its head in `entry`) without running into the next.
+    job = re.compile(r"(Summer \d{4}|\d{4}–\d{4}) ")
+    chunks = [c for c in chunk_document(seeds["002"]) if c.section == "Work Experience"]
+    assert len(chunks) >= 3
+    for c in chunks:
+        first = c.text.split("\n")[1 if c.text.startswith("Work Experience") else 0]
+        if c.entry:
+            assert job.match(c.entry) and not job.search(c.text), (c.entry, c.text[:80])
+        else:
+            assert job.match(first), first
