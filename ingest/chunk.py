@@ -18,7 +18,7 @@ from .document import Document
 from .publications import parse_publications
 
 # Chosen by measurement (real pipeline, default hybrid search; /tmp sweep of 400-1200 characters):
-# 600 gave seed_dev Recall@1 0.97 / MRR@10 1.00 (800: 0.85 / 0.93; 400: 0.68 / 0.81) and Cranfield
+# 600 gave seed_dev Recall@1 0.97 / MRR@10 1.00 (800: 0.79 / 0.89; 400: 0.74 / 0.87) and Cranfield
 # nDCG@10 0.431 (400: 0.429), Recall@100 0.802 (400: 0.782). About 150 tokens: well inside MiniLM's 256.
 DEFAULT_CHUNK_SIZE = 600
 DEFAULT_CHUNK_OVERLAP = 100
