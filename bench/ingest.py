@@ -13,6 +13,10 @@ The generated corpus is kept in the temp folder (`--corpus`) and reused by the n
 same size; generating it (fpdf2, python-docx) costs more than parsing it.
 
     python bench/ingest.py [--docs N] [--pages P] [--embed-chunks N] [--index-docs N] [--corpus DIR]
+
+With `--chunk-sizes 400,600,800` it measures retrieval instead (how DEFAULT_CHUNK_SIZE was chosen):
+seed_dev QA Recall@k/MRR over examples/profiles for each size, and with `--beir DIR` a BEIR dataset's
+nDCG@10 too (Cranfield takes ~10 minutes a size on 2 busy cores). Needs ../shared.
 """
 
 from __future__ import annotations
@@ -56,7 +60,12 @@ def main() -> None:
     ap.add_argument("--embed-chunks", type=int, default=64, help="chunks embedded to measure embedding speed")
     ap.add_argument("--index-docs", type=int, default=6, help="documents run through the whole index_paths path")
     ap.add_argument("--corpus", type=Path, help="folder of the generated corpus (default: in the temp folder)")
+    ap.add_argument("--chunk-sizes", help="comma-separated chunk sizes: measure retrieval quality instead")
+    ap.add_argument("--beir", type=Path, help="with --chunk-sizes: also this BEIR dataset folder")
     args = ap.parse_args()
+    if args.chunk_sizes:
+        sweep([int(x) for x in args.chunk_sizes.split(",")], args.beir)
+        return
 
     with tempfile.TemporaryDirectory(prefix="citewise-bench-") as tmp:
         folder = args.corpus or Path(tempfile.gettempdir()) / f"citewise-bench-ingest-{args.docs}x{args.pages}"
@@ -124,6 +133,49 @@ def main() -> None:
               f"{n / index_s:.2f} chunks/s; raw SentenceTransformer.encode of the same {len(texts)} texts: "
               f"{raw_s:.1f} s = {len(texts) / raw_s:.2f} chunks/s")
         print(f"ratio index_paths / raw encode throughput: {(n / index_s) / (len(texts) / raw_s):.2f} (target >= 0.9)")
+
+
+def sweep(sizes: list[int], beir: Path | None) -> None:
+    """Retrieval quality per chunk size, real pipeline (index_paths, Searcher), default mode."""
+    import hashlib
+
+    from index import Searcher, SentenceTransformerEmbedder, Store, index_paths
+    from index.beir import load_beir, write_corpus
+    from index.evaluate import QueryCache, beir_metrics, beir_run, evaluate_qa, load_qa
+
+    qa = REPO.parent / "shared" / "eval" / "seed_dev.jsonl"
+    if not qa.exists():
+        sys.exit(f"{qa} is absent: the evaluation data lives in ../shared")
+    items = load_qa(qa)
+    embedder = QueryCache(SentenceTransformerEmbedder())
+    for size in sizes:
+        overlap = min(120, size // 6)
+        with tempfile.TemporaryDirectory(prefix="citewise-sweep-") as tmp:
+            store = Store.create(Path(tmp) / "seed", embedder.name, embedder.dim)
+            index_paths([REPO / "examples" / "profiles"], store, embedder, chunk_size=size, chunk_overlap=overlap)
+            m, _ = evaluate_qa(Searcher(store, embedder), items)
+            chunks = sum(d.chunks for d in store.documents())
+            store.close()
+            line = (f"size {size}: seed_dev ({chunks} chunks) recall@1 {m['recall@1']:.3f} recall@4 {m['recall@4']:.3f}"
+                    f" mrr@10 {m['mrr@10']:.3f}")
+            if beir:
+                data = load_beir(beir)
+                folder = Path(tmp) / "beir"
+                doc_of = write_corpus(data, folder)
+                seen: set[str] = set()
+                for f in sorted(folder.iterdir()):  # identical files would share chunk ids
+                    h = hashlib.sha256(f.read_bytes()).hexdigest()
+                    if h in seen:
+                        f.unlink()
+                    seen.add(h)
+                store = Store.create(Path(tmp) / "beir-index", embedder.name, embedder.dim)
+                index_paths([folder], store, embedder, chunk_size=size, chunk_overlap=overlap)
+                by_name = {Path(p).name: d for p, d in doc_of.items()}
+                doc_map = {r.doc: by_name[Path(r.doc).name] for r in store.documents() if Path(r.doc).name in by_name}
+                b = beir_metrics(data.qrels, beir_run(Searcher(store, embedder), data, doc_map, "default"))
+                store.close()
+                line += f"; {beir.name} ndcg@10 {b['ndcg@10']:.4f} recall@100 {b['recall@100']:.4f}"
+            print(line, flush=True)
 
 
 if __name__ == "__main__":
