@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
+FREQUENT_SHARE = 0.25  # in indexes of FREQUENT_MIN_CHUNKS chunks or more, query terms in a larger share
+FREQUENT_MIN_CHUNKS = 20_000  # of the chunks are left out of the lexical query (speed, see frequent_terms)
 LEXICAL_VERSION = "2"  # bump when `terms` changes: open indexes re-tokenise their chunks
 FTS_TABLE = "chunks_fts"
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '.#+'"
@@ -73,12 +75,33 @@ def lexical_doc(text: str) -> str:
     return " ".join(terms(text))
 
 
-def match_query(query: str) -> str | None:
-    """An FTS5 MATCH expression: any of the query's terms (None when it has none)."""
-    seen = dict.fromkeys(terms(query))
+def match_query(query: str, drop: Collection[str] = ()) -> str | None:
+    """An FTS5 MATCH expression: any of the query's terms but `drop` (None when none is left)."""
+    seen = [t for t in dict.fromkeys(terms(query)) if t not in drop]
     if not seen:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
+
+
+def frequent_terms(db: sqlite3.Connection, query: str) -> set[str]:
+    """Query terms in more than `FREQUENT_SHARE` of the chunks of a large index (at least one term is kept).
+
+    Such terms weigh almost nothing in BM25 but make FTS5 score most rows: dropping them keeps a
+    100k-chunk lexical query fast. Only terms whose stored (stemmed) form equals the query form
+    are looked up; the others are kept, so nothing is dropped by mistake.
+    """
+    n = db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}_docsize").fetchone()[0]
+    ts = list(dict.fromkeys(terms(query)))
+    if n < FREQUENT_MIN_CHUNKS or len(ts) < 2:
+        return set()
+    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{FTS_TABLE}_vocab USING fts5vocab(main, {FTS_TABLE}, 'row')")
+    df = dict(db.execute(
+        f"SELECT term, doc FROM temp.{FTS_TABLE}_vocab WHERE term IN ({','.join('?' * len(ts))})", ts
+    ).fetchall())
+    frequent = {t for t in ts if df.get(t, 0) > FREQUENT_SHARE * n}
+    if frequent == set(ts):
+        frequent.discard(min(ts, key=lambda t: df.get(t, 0)))
+    return frequent
 
 
 def create_table(db: sqlite3.Connection) -> None:
@@ -115,7 +138,7 @@ def search(
     doc_ids: Sequence[int] | None = None,
 ) -> list[tuple[int, float]]:
     """(faiss id, BM25 score, higher is better) of the `k` best chunks; only in `doc_ids` when given."""
-    expr = match_query(query)
+    expr = match_query(query, frequent_terms(db, query))
     if expr is None or k <= 0 or (doc_ids is not None and not doc_ids):
         return []
     sql = f"SELECT rowid, bm25({FTS_TABLE}, 1.0, ?) AS s FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
