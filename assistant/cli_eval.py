@@ -125,7 +125,7 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
       citewise eval qa ../shared/eval/seed_dev.jsonl --docs examples/profiles
     """
     from index import Searcher, index_paths
-    from index.evaluate import EVAL_MODES, QueryCache, evaluate_qa, load_qa
+    from index.evaluate import EVAL_MODES, QAResult, QueryCache, evaluate_qa, load_qa
     from index.store import Store
 
     items = load_qa(file)
@@ -136,7 +136,7 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
             index_paths([docs_dir], store, embedder, prune=True)
             searcher = Searcher(store, embedder)
             results: dict[str, Any] = {}
-            per_item = []
+            per_item: list[QAResult] = []
             for mode in modes or EVAL_MODES:
                 results[mode], items_out = evaluate_qa(searcher, items, mode)
                 if mode == "default" or not per_item:

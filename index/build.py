@@ -157,18 +157,18 @@ def index_paths(
     to_remove = []
     if prune:
         to_remove = [
-            d for d in known
-            if d not in present and not os.path.exists(d) and any(Path(d).is_relative_to(r) for r in roots)
-            and d not in {m[0] for m in moves}
+            p for p in known
+            if p not in present and not os.path.exists(p) and any(Path(p).is_relative_to(r) for r in roots)
+            and p not in {m[0] for m in moves}
         ]
     if moves or to_remove:
         with store.writer() as w:
             for old_path, new_path in moves:
                 w.move_document(old_path, new_path)
                 report.moved.append((old_path, new_path))
-            for d in to_remove:
-                w.remove_document(d)
-                report.removed.append(d)
+            for gone_path in to_remove:
+                w.remove_document(gone_path)
+                report.removed.append(gone_path)
     return report
 
 

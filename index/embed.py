@@ -24,7 +24,9 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 @runtime_checkable
 class Embedder(Protocol):
     name: str  # recorded in the index manifest; an index only opens with the same name
-    dim: int
+
+    @property
+    def dim(self) -> int: ...
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 

@@ -467,7 +467,7 @@ class Writer:
         self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
         cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
         if ids:
-            self.index.remove_ids(np.array(ids, dtype=np.int64))
+            self.index.remove_ids(np.array(ids, dtype=np.int64))  # type: ignore[arg-type]  # SWIG takes arrays
         self.changed = self.changed or cur.rowcount > 0
         return len(ids)
 
