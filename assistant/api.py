@@ -30,6 +30,7 @@ from index import (
 )
 from index.build import Progress
 from index.embed import DEFAULT_MODEL
+from index.store import MANIFEST
 
 from .answer import Answer, AnswerWriter, verify_citations
 from .extractive import ExtractiveWriter
@@ -89,7 +90,12 @@ def build_index(
     """Create or update the index at `index_dir` from files and folders."""
     settings = settings or Settings()
     directory = Path(index_dir) if index_dir else settings.index_dir()
-    embedder = embedder or make_embedder(settings.model)
+    if embedder is None:
+        model = settings.model
+        if (directory / MANIFEST).exists():
+            # An existing index decides the model; a different --model fails here, before any model loads.
+            model = Store.open(directory, settings.model).manifest.embedder
+        embedder = make_embedder(model)
     store = Store.create(directory, embedder.name, embedder.dim)
     report = index_paths(
         paths, store, embedder, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,

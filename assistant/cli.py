@@ -7,46 +7,15 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ingest import CitewiseError
-
+from .cli_common import dump as _dump
+from .cli_common import friendly_errors, index_option
+from .cli_common import open_assistant as _open
 from .settings import Settings
-
-INDEX_HELP = "Index directory. Default: $CITEWISE_INDEX, else the user data dir."
-
-
-def index_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), envvar="CITEWISE_INDEX",
-        help=INDEX_HELP,
-    )(fn)
-
-
-def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except CitewiseError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
-
-
-def _dump(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
-
-
-def _open(index_dir: Path | None) -> Any:
-    from .api import Assistant
-
-    return Assistant.open(index_dir, settings=Settings(index=index_dir) if index_dir else None)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -282,14 +251,12 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
     run(_open(index_dir), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
 
 
-from .cli_eval import eval_group, stats  # noqa: E402  (registered last: cli_eval imports this module)
+from .cli_eval import eval_group, stats  # noqa: E402
+from .cli_profile import profile_cmd  # noqa: E402
 
 main.add_command(eval_group)
 main.add_command(stats)
-
-from .cli_profile import profile_cmd  # noqa: E402
-
-main.add_command(profile_cmd)  # type: ignore[has-type]
+main.add_command(profile_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

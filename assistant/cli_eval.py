@@ -6,41 +6,14 @@ added by the assistant room on top of the per-item results `evaluate_qa` returns
 
 from __future__ import annotations
 
-import json
 import tempfile
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ingest import CitewiseError
-
-# Not imported from .cli: `python -m assistant.cli` runs cli.py as __main__, and importing it back
-# from here would be circular. These mirror cli.py's helpers.
-
-
-def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except CitewiseError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
-
-
-def index_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), envvar="CITEWISE_INDEX",
-        help="Index directory. Default: $CITEWISE_INDEX, else the user data dir.",
-    )(fn)
-
-
-def _dump(obj: Any) -> None:
-    click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
+from .cli_common import dump as _dump
+from .cli_common import friendly_errors, index_option
 
 
 def _open_store(index_dir: Path | None) -> Any:

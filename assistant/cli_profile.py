@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from .cli import _dump, _open, friendly_errors, index_option
+from .cli_common import dump as _dump
+from .cli_common import friendly_errors, index_option
+from .cli_common import open_assistant as _open
 
 
 @click.command("profile")

@@ -74,6 +74,7 @@ def index_paths(
 
     With `prune`, indexed documents under the given folders whose files are gone are removed.
     """
+    paths = list(paths)  # walked here and read again for --prune
     report = IndexReport()
     files: list[Path] = []
     for item in discover(paths):
@@ -118,6 +119,8 @@ def index_paths(
             write()
 
     moves: list[tuple[str, str]] = []
+    claimed: dict[str, str] = {}  # sha256 -> the path that holds that content in this run
+    stale: list[str] = []
     for n, path in enumerate(files, 1):
         if progress:
             progress(n - 1, len(files), str(path))
@@ -131,13 +134,24 @@ def index_paths(
         old = known.get(spath)
         if old and old.sha256 == sha:
             report.unchanged.append(spath)
+            claimed.setdefault(sha, spath)
             continue
         if old is None:
             gone = [p for p in by_sha.get(sha, []) if not os.path.exists(p)]
             if gone:
                 moves.append((gone[0], spath))
                 by_sha[sha].remove(gone[0])
+                claimed.setdefault(sha, spath)
                 continue
+        # Chunk ids come from content: a second copy of an indexed file is indexed once, under the
+        # first path, and reported; its stale former content (if it changed into a copy) goes.
+        twin = claimed.get(sha) or next((p for p in by_sha.get(sha, []) if p != spath and os.path.exists(p)), None)
+        if twin:
+            report.skipped.append(Skipped(spath, f"same content as {twin}, which is indexed"))
+            if old is not None:
+                stale.append(spath)
+            continue
+        claimed[sha] = spath
         try:
             doc = load_document(path)
         except ParseError as exc:
@@ -154,9 +168,9 @@ def index_paths(
 
     roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
     present = {str(f) for f in files}
-    to_remove = []
+    to_remove = list(stale)
     if prune:
-        to_remove = [
+        to_remove += [
             p for p in known
             if p not in present and not os.path.exists(p) and any(Path(p).is_relative_to(r) for r in roots)
             and p not in {m[0] for m in moves}

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import PROFILES
 
 from assistant.cli import main
-from conftest import PROFILES
 
 COMMANDS = ["index", "search", "ask", "docs", "show", "serve", "remove"]
 

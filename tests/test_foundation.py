@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import PROFILES
 
 import assistant
 from assistant import Assistant
-from conftest import PROFILES
-from ingest import chunk_document, load_document
 from index import Store
+from ingest import chunk_document, load_document
 
 pytestmark = pytest.mark.slow
 
