@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 FREQUENT_SHARE = 0.25  # in indexes of FREQUENT_MIN_CHUNKS chunks or more, query terms in a larger share
 FREQUENT_MIN_CHUNKS = 20_000  # of the chunks are left out of the lexical query (speed, see frequent_terms)
+POSTINGS_BUDGET = 12_000  # ... and the kept terms' postings stay within this (rarest terms first)
 LEXICAL_VERSION = "2"  # bump when `terms` changes: open indexes re-tokenise their chunks
 FTS_TABLE = "chunks_fts"
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '.#+'"
@@ -84,24 +85,34 @@ def match_query(query: str, drop: Collection[str] = ()) -> str | None:
 
 
 def frequent_terms(db: sqlite3.Connection, query: str) -> set[str]:
-    """Query terms in more than `FREQUENT_SHARE` of the chunks of a large index (at least one term is kept).
+    """Query terms left out of the lexical query of a large index (the rarest term is always kept).
 
-    Such terms weigh almost nothing in BM25 but make FTS5 score most rows: dropping them keeps a
-    100k-chunk lexical query fast. Only terms whose stored (stemmed) form equals the query form
-    are looked up; the others are kept, so nothing is dropped by mistake.
+    FTS5 scores every row that holds any query term, so its cost is the sum of the terms' document
+    frequencies. In indexes of `FREQUENT_MIN_CHUNKS` chunks or more, terms are taken rarest first
+    while their postings stay within `POSTINGS_BUDGET`, and never a term in more than
+    `FREQUENT_SHARE` of the chunks. What is left out are common words that weigh little in BM25 and
+    that dense retrieval covers; names, acronyms and numbers (the reason for a lexical index) are
+    rare and kept. Frequencies are counted by FTS5 itself, so stemmed forms count right.
     """
     n = db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}_docsize").fetchone()[0]
     ts = list(dict.fromkeys(terms(query)))
     if n < FREQUENT_MIN_CHUNKS or len(ts) < 2:
         return set()
-    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{FTS_TABLE}_vocab USING fts5vocab(main, {FTS_TABLE}, 'row')")
-    df = dict(db.execute(
-        f"SELECT term, doc FROM temp.{FTS_TABLE}_vocab WHERE term IN ({','.join('?' * len(ts))})", ts
-    ).fetchall())
-    frequent = {t for t in ts if df.get(t, 0) > FREQUENT_SHARE * n}
-    if frequent == set(ts):
-        frequent.discard(min(ts, key=lambda t: df.get(t, 0)))
-    return frequent
+    df = {t: _document_frequency(db, t) for t in ts}
+    kept: list[str] = []
+    total = 0
+    for t in sorted(ts, key=lambda t: df[t]):
+        if kept and (df[t] > FREQUENT_SHARE * n or total + df[t] > POSTINGS_BUDGET):
+            break
+        kept.append(t)
+        total += df[t]
+    return set(ts) - set(kept)
+
+
+def _document_frequency(db: sqlite3.Connection, term: str) -> int:
+    """Chunks holding `term` (after FTS5's stemming): a doclist walk, no scoring."""
+    quoted = '"' + term.replace('"', '""') + '"'
+    return int(db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (quoted,)).fetchone()[0])
 
 
 def create_table(db: sqlite3.Connection) -> None:
