@@ -112,6 +112,22 @@ def _clean_title(t: str) -> str:
     return t.strip().strip(",;").strip().strip("\"“”").strip()
 
 
+def _one_line_entry(body: str) -> tuple[str, tuple[str, ...], str | None, int | None] | None:
+    """(title, authors, venue, year) of a one-line quoted-title or APA entry, or None."""
+    m = _QUOTED.match(body)
+    if m:
+        names, year = re.split(r",\s*|\s+and\s+", m.group("authors")), _year(m.group("venue"))
+    else:
+        m = _APA.match(body)
+        if not m:
+            return None
+        names, year = _apa_authors(m.group("authors")), int(m.group("year"))
+    authors = tuple(a for a in (_is_name(p) for p in names) if a)
+    if not authors:
+        return None
+    return _clean_title(m.group("title")), authors, m.group("venue").strip(" ,.") or None, year
+
+
 def parse_publications(text: str) -> list[Publication]:
     """Publication entries found in `text`, in order (see the module docstring for the shapes)."""
     lines = [(m.start(), m.group(0)) for m in re.finditer(r"[^\n]+", text)]
@@ -124,26 +140,12 @@ def parse_publications(text: str) -> list[Publication]:
         lead = len(raw) - len(raw.lstrip())
         body = re.sub(r"^[-•*>]\s*", "", line)
         shift = off + lead + (len(line) - len(body))
-        m = _QUOTED.match(body)
-        if m:
-            authors = [a for a in (_is_name(p) for p in re.split(r",\s*|\s+and\s+", m.group("authors"))) if a]
-            if authors:
-                pubs.append(Publication(
-                    _clean_title(m.group("title")), tuple(authors), m.group("venue").strip(" ,.") or None,
-                    _year(m.group("venue")), off + lead, off + len(raw.rstrip()),
-                ))
-                used_until = off + len(raw)
-                continue
-        m = _APA.match(body)
-        if m:
-            authors = [a for a in (_is_name(p) for p in _apa_authors(m.group("authors"))) if a]
-            if authors:
-                pubs.append(Publication(
-                    _clean_title(m.group("title")), tuple(authors), m.group("venue").strip(" ,.") or None,
-                    int(m.group("year")), off + lead, off + len(raw.rstrip()),
-                ))
-                used_until = off + len(raw)
-                continue
+        entry = _one_line_entry(body)
+        if entry is not None:
+            title, authors, venue, year = entry
+            pubs.append(Publication(title, authors, venue, year, off + lead, off + len(raw.rstrip())))
+            used_until = off + len(raw)
+            continue
         run = _author_run(body)
         if run is None:
             continue
