@@ -58,7 +58,14 @@ def m002_lexical_index(db: sqlite3.Connection) -> None:
     lexical.rebuild(db)
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables, m002_lexical_index]
+def m003_document_mtime(db: sqlite3.Connection) -> None:
+    """The file's mtime (ns) when it was last hashed: a re-index skips hashing a file whose size and
+    mtime are unchanged, as git and rsync do. NULL (older rows, or a file modified moments before it
+    was read) means "hash it next time"."""
+    db.execute("ALTER TABLE documents ADD COLUMN mtime_ns INTEGER")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables, m002_lexical_index, m003_document_mtime]
 
 
 def schema_version(db: sqlite3.Connection) -> int:
