@@ -23,3 +23,7 @@ class IndexLocked(IndexError_):
 
 class IndexCorrupt(IndexError_):
     """The files of an index cannot be read."""
+
+
+class VectorStoreError(IndexError_):
+    """The vector store of an index (e.g. a Milvus server) cannot be used."""

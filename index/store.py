@@ -1,18 +1,18 @@
 """The on-disk index: a directory holding
 
-    manifest.json        format version, embedder name and dimension (written once, atomically)
+    manifest.json        format version, embedder name and dimension, vector store (written once, atomically)
     chunks.sqlite        documents, chunks (with their vectors), the FTS5 lexical index and meta, in WAL mode
-    vectors-<gen>.faiss  the FAISS index of generation <gen>, written with faiss.write_index
+    vectors-<gen>.faiss  with the default FAISS vector store: the FAISS index of generation <gen>
     .lock                held by the one writer
 
-A write is one SQLite transaction. The new FAISS file is written aside (fsync, then os.replace)
-before the transaction that points `meta.faiss_file` at it commits, so the commit is the atomic
-switch: a crash at any moment leaves the previous generation loadable. Vectors are also kept in
-SQLite, so a lost FAISS file is rebuilt without re-embedding. Readers reload when the generation
-changes. The FTS5 rows of a chunk are written in the same transaction as the chunk. The FAISS
-index is exact or IVF by size (`index.vectors`); its kind is recorded in `meta.faiss_kind`.
-Nothing here unpickles anything. Left out: sharing one FAISS index between processes (each opens
-its own copy) and compaction of the SQLite file after large removals (`VACUUM` by hand).
+A write is one SQLite transaction; `meta.generation` counts them. The vectors live in a
+`VectorStore` (`index.vector_store`): FAISS files switched atomically with the commit (the
+default, `index.faiss_store`) or a Milvus collection kept in step and repaired after a crash
+(`index.milvus_store`). Either way a crash at any moment leaves the previous state loadable.
+Vectors are also kept in SQLite, the source of truth, so a lost vector index is rebuilt without
+re-embedding. Readers reload when the generation changes. The FTS5 rows of a chunk are written in
+the same transaction as the chunk. Nothing here unpickles anything. Left out: compaction of the
+SQLite file after large removals (`VACUUM` by hand).
 """
 
 from __future__ import annotations
@@ -24,20 +24,21 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 from filelock import FileLock, Timeout
 
 from ingest import Chunk, Document
 
-from . import lexical, vectors
-from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound
+from . import lexical, meta
+from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
+from .faiss_store import collect_garbage, fsync_dir
 from .migrations import MIGRATIONS, migrate, schema_version
+from .vector_store import VectorBatch, VectorCheck, VectorConfig, VectorStore, open_vector_store
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,14 @@ class Manifest:
     embedder: str
     dim: int
     created: str
+    vectors: dict[str, Any] = field(default_factory=dict)  # VectorConfig; {} (FAISS) in indexes before it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @property
+    def vector_config(self) -> VectorConfig:
+        return VectorConfig(**self.vectors)
 
 
 @dataclass(frozen=True)
@@ -101,21 +107,7 @@ def faiss_id(chunk_id: str) -> int:
     return int(chunk_id[:15], 16)
 
 
-def _meta_of(db: sqlite3.Connection, key: str) -> str | None:
-    try:
-        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    except sqlite3.OperationalError:
-        return None
-    return row[0] if row else None
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+_meta_of = meta.get
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -125,11 +117,19 @@ def _write_atomic(path: Path, data: bytes) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
-def new_faiss_index(dim: int) -> faiss.Index:
-    return vectors.new_exact(dim)
+def _resolve_vectors(config: VectorConfig, path: Path) -> VectorConfig:
+    """`config` as recorded for the index at `path`: milvus-lite paths made absolute, a collection named."""
+    if config.store != "milvus":
+        return VectorConfig()
+    from .milvus_store import default_collection, default_uri, is_server
+
+    uri = config.uri or default_uri(path)
+    if not is_server(uri):
+        uri = str(Path(uri).expanduser().resolve())
+    return VectorConfig("milvus", uri, config.collection or default_collection(path), config.db_name)
 
 
 _CHUNK_SELECT = """
@@ -141,20 +141,25 @@ _CHUNK_SELECT = """
 class Store:
     """An open index directory. Reads are thread-safe; writes go through `writer()`."""
 
-    def __init__(self, path: Path, manifest: Manifest) -> None:
+    def __init__(self, path: Path, manifest: Manifest, milvus_token: str | None = None) -> None:
         self.path = path
         self.manifest = manifest
         self._lock = threading.RLock()
         self._db = self._connect()
         self._generation = -1
-        self._faiss: faiss.Index = new_faiss_index(manifest.dim)
+        self._vectors: VectorStore = open_vector_store(manifest.vector_config, path, manifest.dim,
+                                                       self._members, milvus_token)
         self._owners: tuple[int, dict[str, list[str]]] | None = None
         self.refresh()
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike[str], embedder: str | None = None) -> Store:
-        """Open an existing index; `embedder` (a model name) must match the one it was built with."""
+    def open(cls, path: str | os.PathLike[str], embedder: str | None = None, *,
+             vectors: VectorConfig | None = None, milvus_token: str | None = None) -> Store:
+        """Open an existing index; `embedder` (a model name) and `vectors` must match what it was built with.
+
+        `milvus_token` (default: $CITEWISE_MILVUS_TOKEN) authenticates to a Milvus server.
+        """
         p = Path(path).expanduser()
         mpath = p / MANIFEST
         if not mpath.exists():
@@ -170,8 +175,14 @@ class Store:
                 f"The index at {p} was built with the embedding model {manifest.embedder!r}, not {embedder!r}. "
                 f"Use --model {manifest.embedder} or build a new index in another directory."
             )
+        if vectors is not None and _resolve_vectors(vectors, p) != manifest.vector_config:
+            raise VectorStoreError(
+                f"The index at {p} keeps its vectors in {_describe_config(manifest.vector_config)}, not in "
+                f"{_describe_config(_resolve_vectors(vectors, p))}. Drop the --store/--milvus-* options to use it "
+                "as it is, or build a new index in another directory."
+            )
         cls._upgrade(p)
-        return cls(p, manifest)
+        return cls(p, manifest, milvus_token)
 
     @staticmethod
     def _upgrade(p: Path) -> None:
@@ -203,12 +214,17 @@ class Store:
             db.close()
 
     @classmethod
-    def create(cls, path: str | os.PathLike[str], embedder: str, dim: int) -> Store:
-        """Open the index at `path`, creating an empty one if the directory holds none."""
+    def create(cls, path: str | os.PathLike[str], embedder: str, dim: int, *,
+               vectors: VectorConfig | None = None, milvus_token: str | None = None) -> Store:
+        """Open the index at `path`, creating an empty one if the directory holds none.
+
+        `vectors` picks the vector store of a new index (default FAISS); an existing index must match it.
+        """
         p = Path(path).expanduser()
         if (p / MANIFEST).exists():
-            return cls.open(p, embedder)
+            return cls.open(p, embedder, vectors=vectors, milvus_token=milvus_token)
         p.mkdir(parents=True, exist_ok=True)
+        config = _resolve_vectors(vectors or VectorConfig(), p.resolve())
         with FileLock(str(p / ".lock"), timeout=0):
             if not (p / MANIFEST).exists():
                 db = sqlite3.connect(p / DATABASE, isolation_level=None)
@@ -220,10 +236,13 @@ class Store:
                     db.execute("COMMIT")
                 finally:
                     db.close()
-                manifest = Manifest(FORMAT, FORMAT_VERSION, embedder, dim, datetime.now(UTC).isoformat())
+                manifest = Manifest(FORMAT, FORMAT_VERSION, embedder, dim, datetime.now(UTC).isoformat(),
+                                    config.to_dict() if config.store != "faiss" else {})
+                if config.store != "faiss":  # refuse a collection that holds someone else's vectors
+                    _check_new_collection(config, p, dim, milvus_token)
                 # The manifest last: a directory without it is not an index yet.
                 _write_atomic(p / MANIFEST, json.dumps(manifest.to_dict(), indent=2).encode())
-        return cls.open(p, embedder)
+        return cls.open(p, embedder, milvus_token=milvus_token)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path / DATABASE, isolation_level=None, check_same_thread=False)
@@ -237,48 +256,79 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._vectors.close()
 
     # -- generations -----------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
         return _meta_of(self._db, key)
 
     def refresh(self) -> None:
-        """Load the FAISS index of the current generation if another process committed a newer one."""
+        """Catch up with the vectors of the current generation if another process committed a newer one."""
         with self._lock:
             if int(self._meta("generation") or 0) == self._generation:
                 return
             self._db.execute("BEGIN")  # one snapshot: the generation, its file name and its vectors agree
             try:
                 gen = int(self._meta("generation") or 0)
-                name = self._meta("faiss_file")
-                index = None
-                if name and (self.path / name).exists():
-                    try:
-                        index = vectors.tune(faiss.read_index(str(self.path / name)))
-                    except RuntimeError as exc:
-                        log.warning("%s unreadable (%s): rebuilding it from stored vectors", name, exc)
-                if index is None:
-                    index = _index_from_db(self._db, self.manifest.dim, self._meta("faiss_kind"))
+                self._vectors.load(self._db)
             finally:
                 self._db.execute("COMMIT")
-            self._faiss, self._generation = index, gen
+            self._generation = gen
 
-    def _rebuild_faiss(self) -> faiss.Index:
-        return _index_from_db(self._db, self.manifest.dim, None)
+    def _members(self, doc_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(chunk ids, stored vectors) of the documents `doc_ids`: filtered search without a filtering index."""
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        with self._lock:
+            for i in range(0, len(doc_ids), 500):
+                part = [int(d) for d in doc_ids[i : i + 500]]
+                for cid, blob in self._db.execute(
+                    f"SELECT id, vector FROM chunks WHERE doc_id IN ({','.join('?' * len(part))})", part
+                ):
+                    ids.append(cid)
+                    blobs.append(blob)
+        if not ids:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.manifest.dim), dtype=np.float32)
+        return np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), -1)
 
     @property
     def generation(self) -> int:
         return self._generation
 
     @property
+    def vector_store(self) -> VectorStore:
+        return self._vectors
+
+    @property
     def vector_count(self) -> int:
-        return int(self._faiss.ntotal)
+        return self._vectors.count()
 
     @property
     def vector_index_kind(self) -> str:
-        """"exact" or "ivf": the FAISS index this generation searches."""
+        """How this generation searches its vectors: "exact" or "ivf" (FAISS), "flat" or "hnsw" (Milvus)."""
         self.refresh()
-        return vectors.kind_of(self._faiss)
+        return str(self._vectors.describe()["vector_index"])
+
+    def check_vectors(self) -> VectorCheck:
+        """Compare the vector store with the chunk rows (a full scan of both)."""
+        self.refresh()
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                return self._vectors.check(self._db)
+            finally:
+                self._db.execute("COMMIT")
+
+    def repair_vectors(self, force: bool = False) -> VectorCheck:
+        """Bring the vector store in line with the chunk rows (when a write was cut short, or always with `force`)."""
+        if not (force or self._vectors.needs_repair()):
+            return VectorCheck()
+        with self._write_lock(), self._lock:
+            self._db.execute("BEGIN")
+            try:
+                return self._vectors.repair(self._db)
+            finally:
+                self._db.execute("COMMIT")
 
     def stats(self) -> dict[str, Any]:
         """Counts and the kinds of the index's parts (for `citewise stats`)."""
@@ -286,16 +336,12 @@ class Store:
         with self._lock:
             docs, chunks = self._db.execute("SELECT (SELECT COUNT(*) FROM documents), (SELECT COUNT(*) FROM chunks)").fetchone()
             schema = schema_version(self._db)
-        kind = vectors.kind_of(self._faiss)
         out: dict[str, Any] = {
             "index": str(self.path), "documents": docs, "chunks": chunks, "vectors": self.vector_count,
-            "embedder": self.manifest.embedder, "dim": self.manifest.dim, "vector_index": kind,
-            "vector_index_description": vectors.KINDS[kind], "exact_max": vectors.EXACT_MAX,
-            "generation": self._generation, "schema_version": schema, "lexical_tokenizer": lexical.LEXICAL_VERSION,
+            "embedder": self.manifest.embedder, "dim": self.manifest.dim,
         }
-        ivf = faiss.try_extract_index_ivf(self._faiss)
-        if ivf is not None:
-            out.update(nlist=int(ivf.nlist), nprobe=int(ivf.nprobe))
+        out.update(self._vectors.describe())
+        out.update(generation=self._generation, schema_version=schema, lexical_tokenizer=lexical.LEXICAL_VERSION)
         return out
 
     # -- reading ---------------------------------------------------------------------------
@@ -367,13 +413,9 @@ class Store:
         return [StoredChunk(*r) for r in rows]
 
     def dense_search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(faiss id, cosine) of the `k` nearest chunks."""
+        """(chunk id, cosine) of the `k` nearest chunks."""
         self.refresh()
-        index = self._faiss
-        if index.ntotal == 0 or k <= 0:
-            return []
-        scores, ids = index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), min(k, index.ntotal))
-        return [(int(i), float(s)) for i, s in zip(ids[0], scores[0], strict=True) if i >= 0]
+        return self._vectors.search(query, k)
 
     def doc_ids(self, docs: Iterable[str]) -> list[int]:
         """The internal ids of the documents at `docs` (paths); unknown paths are ignored."""
@@ -394,27 +436,20 @@ class Store:
             return lexical.search(self._db, query, k, context_weight=context_weight, doc_ids=doc_ids)
 
     def dense_search_in(self, query: np.ndarray, docs: Iterable[str], k: int) -> list[tuple[int, float]]:
-        """Exact cosine search restricted to the chunks of `docs` (paths), from the stored vectors."""
-        paths = list(docs)
-        if not paths or k <= 0:
+        """Cosine search restricted to the chunks of `docs` (paths)."""
+        doc_ids = self.doc_ids(docs)
+        if not doc_ids or k <= 0:
             return []
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT c.id, c.vector FROM chunks c JOIN documents d ON d.doc_id = c.doc_id"
-                f" WHERE d.path IN ({','.join('?' * len(paths))})",
-                paths,
-            ).fetchall()
-        if not rows:
-            return []
-        vecs = np.vstack([np.frombuffer(r[1], dtype="<f4") for r in rows])
-        scores = vecs @ np.asarray(query, dtype=np.float32)
-        order = np.argsort(-scores)[:k]
-        return [(int(rows[i][0]), float(scores[i])) for i in order]
+        self.refresh()
+        return self._vectors.search(query, k, doc_ids)
+
+    def dense_search_owner(self, query: np.ndarray, owner: str, k: int) -> list[tuple[int, float]]:
+        """Cosine search restricted to the documents of `owner` (as `owner_docs` names them)."""
+        return self.dense_search_in(query, self.owner_docs().get(owner, []), k)
 
     # -- writing ---------------------------------------------------------------------------
     @contextlib.contextmanager
-    def writer(self, timeout: float = 0) -> Iterator[Writer]:
-        """The one writer: a file lock, one SQLite transaction and a FAISS copy, switched atomically."""
+    def _write_lock(self, timeout: float = 0) -> Iterator[None]:
         lock = FileLock(str(self.path / ".lock"), timeout=timeout)
         try:
             lock.acquire()
@@ -423,39 +458,51 @@ class Store:
                 f"Another citewise process is writing to the index at {self.path}; try again when it finishes."
             ) from None
         try:
-            self.refresh()
-            db = self._connect()
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                w = Writer(self, db, faiss.clone_index(self._faiss))
-                try:
-                    yield w
-                    w._commit()
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-            finally:
-                db.close()
-            self.refresh()
-            self._collect_garbage()
+            yield
         finally:
             lock.release()
 
-    def _collect_garbage(self) -> None:
-        current = self._meta("faiss_file")
-        for f in self.path.glob("vectors-*.faiss*"):
-            if f.name != current:
-                with contextlib.suppress(OSError):
-                    f.unlink()
+    @contextlib.contextmanager
+    def writer(self, timeout: float = 0) -> Iterator[Writer]:
+        """The one writer: a file lock, one SQLite transaction and a vector batch, committed together."""
+        with self._write_lock(timeout):
+            self.refresh()
+            if self._vectors.needs_repair():  # an earlier write was cut short
+                with self._lock:
+                    self._db.execute("BEGIN")
+                    try:
+                        self._vectors.repair(self._db)
+                    finally:
+                        self._db.execute("COMMIT")
+            db = self._connect()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                w = Writer(self, db, self._vectors.begin())
+                try:
+                    yield w
+                    gen = w._commit()
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    w.batch.abort()
+                    raise
+            finally:
+                db.close()
+            if gen is not None:
+                with self._lock:
+                    w.batch.finish()
+                    self._generation = gen
+                    self._owners = None
+            if self._vectors.name == "faiss":
+                collect_garbage(self.path, self._meta("faiss_file"))
 
 
 class Writer:
     """Changes of one write transaction; visible to readers only when the transaction commits."""
 
-    def __init__(self, store: Store, db: sqlite3.Connection, index: faiss.Index) -> None:
+    def __init__(self, store: Store, db: sqlite3.Connection, batch: VectorBatch) -> None:
         self.store = store
         self.db = db
-        self.index = index
+        self.batch = batch
         self.changed = False
 
     def remove_document(self, path: str) -> int:
@@ -467,7 +514,7 @@ class Writer:
         self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
         cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
         if ids:
-            self.index.remove_ids(np.array(ids, dtype=np.int64))  # type: ignore[arg-type]  # SWIG takes arrays
+            self.batch.remove(np.array(ids, dtype=np.int64))
         self.changed = self.changed or cur.rowcount > 0
         return len(ids)
 
@@ -500,45 +547,37 @@ class Writer:
         )
         lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)])
         if len(ids):
-            self.index.add_with_ids(vecs, ids)
+            self.batch.add(ids, vecs, np.full(len(ids), doc_id, dtype=np.int64))
         self.changed = True
 
-    def _commit(self) -> None:
+    def _commit(self) -> int | None:
+        """Commit; returns the new generation (None when nothing changed)."""
         if not self.changed:
             self.db.execute("COMMIT")
-            return
-        gen = int(self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0]) + 1
-        want = vectors.needs_rebuild(self.index, int(_meta_of(self.db, "faiss_trained_on") or 0))
-        if want is not None:
-            log.info("rebuilding the vector index as %s (%d vectors)", want, self.index.ntotal)
-            self.index = _index_from_db(self.db, self.store.manifest.dim, want)
-            self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('faiss_trained_on', ?)",
-                            (str(self.index.ntotal),))
-        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('faiss_kind', ?)",
-                        (vectors.kind_of(self.index),))
-        name = f"vectors-{gen}.faiss"
-        path = self.store.path / name
-        tmp = path.with_name(name + ".tmp")
-        faiss.write_index(self.index, str(tmp))
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(self.store.path)
-        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('faiss_file', ?)", (name,))
-        self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('generation', ?)", (str(gen),))
+            return None
+        gen = int(meta.get(self.db, "generation") or 0) + 1
+        self.batch.prepare(self.db, gen)
+        meta.put(self.db, "generation", gen)
         self.db.execute("COMMIT")  # the switch: readers see the new generation from here on
+        return gen
 
 
-def _index_from_db(db: sqlite3.Connection, dim: int, kind: str | None) -> faiss.Index:
-    """A FAISS index of `kind` (by size when None) from the vectors stored in SQLite."""
-    n = db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    ids = np.empty(n, dtype=np.int64)
-    vecs = np.empty((n, dim), dtype=np.float32)
-    cur = db.execute("SELECT id, vector FROM chunks")
-    pos = 0
-    while rows := cur.fetchmany(4096):
-        for i, blob in rows:
-            ids[pos] = i
-            vecs[pos] = np.frombuffer(blob, dtype="<f4")
-            pos += 1
-    return vectors.build(kind or vectors.kind_for(n), dim, ids[:pos], vecs[:pos])
+def _describe_config(config: VectorConfig) -> str:
+    if config.store == "faiss":
+        return "FAISS files inside the index directory"
+    return f"the Milvus collection {config.collection!r} at {config.uri}"
+
+
+def _check_new_collection(config: VectorConfig, path: Path, dim: int, token: str | None) -> None:
+    """A new index must not adopt a Milvus collection that already holds vectors (another index's)."""
+    vs = open_vector_store(config, path, dim, lambda _: (np.zeros(0, np.int64), np.zeros((0, dim), np.float32)),
+                           token)
+    try:
+        vs.load(sqlite3.connect(":memory:"))
+        if vs.count():
+            raise VectorStoreError(
+                f"The Milvus collection {config.collection!r} at {config.uri} already holds {vs.count()} vectors "
+                "of another index; choose another --milvus-collection (or drop that collection)."
+            )
+    finally:
+        vs.close()

@@ -146,8 +146,10 @@ def test_crash_between_faiss_write_and_commit_keeps_the_old_state(tmp_path: Path
     with pytest.raises(Crash):
         index_paths([new[0].parent], store, emb)
     monkeypatch.setattr(Store, "_connect", original)
-    files = sorted(p.name for p in (tmp_path / "index").glob("vectors-*.faiss"))
-    assert len(files) == 2  # the new generation's file was written aside, but never switched to
+    files = sorted(p.name for p in (tmp_path / "index").glob("vectors-*.faiss*"))
+    # The new generation's file was written aside, never switched to, and removed by the rollback
+    # (a SIGKILL leaves it behind instead: the next write collects it, see test_store_crash.py).
+    assert files == ["vectors-1.faiss"]
     assert snapshot(tmp_path / "index") == before
     reopened = Store.open(tmp_path / "index")
     assert len(reopened.documents()) == 5
