@@ -62,7 +62,9 @@ def m003_document_mtime(db: sqlite3.Connection) -> None:
     """The file's mtime (ns) when it was last hashed: a re-index skips hashing a file whose size and
     mtime are unchanged, as git and rsync do. NULL (older rows, or a file modified moments before it
     was read) means "hash it next time"."""
-    db.execute("ALTER TABLE documents ADD COLUMN mtime_ns INTEGER")
+    columns = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+    if "mtime_ns" not in columns:  # idempotent: a schema_version set back by hand re-runs it
+        db.execute("ALTER TABLE documents ADD COLUMN mtime_ns INTEGER")
 
 
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables, m002_lexical_index, m003_document_mtime]

@@ -76,6 +76,7 @@ class DocRecord:
     format: str
     size: int
     indexed_at: str
+    mtime_ns: int | None = None  # the file's mtime when last hashed; None: hash it on the next run
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -348,14 +349,16 @@ class Store:
     def documents(self) -> list[DocRecord]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT path, title, owner, pages, n_chunks, sha256, format, size, indexed_at FROM documents ORDER BY path"
+                "SELECT path, title, owner, pages, n_chunks, sha256, format, size, indexed_at, mtime_ns"
+                " FROM documents ORDER BY path"
             ).fetchall()
         return [DocRecord(*r) for r in rows]
 
     def document(self, path: str) -> DocRecord | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT path, title, owner, pages, n_chunks, sha256, format, size, indexed_at FROM documents WHERE path = ?",
+                "SELECT path, title, owner, pages, n_chunks, sha256, format, size, indexed_at, mtime_ns"
+                " FROM documents WHERE path = ?",
                 (path,),
             ).fetchone()
         return DocRecord(*row) if row else None
@@ -518,21 +521,28 @@ class Writer:
         self.changed = self.changed or cur.rowcount > 0
         return len(ids)
 
-    def move_document(self, old: str, new: str) -> None:
-        """A renamed or moved file: same content, same chunks and vectors, new path."""
-        self.db.execute("UPDATE documents SET path = ? WHERE path = ?", (new, old))
-        self.changed = True
+    def move_document(self, old: str, new: str, mtime_ns: int | None = None) -> None:
+        """A renamed or moved file: same content, same chunks and vectors, new path and mtime.
 
-    def add_document(self, doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray, size: int) -> None:
-        """Add (or replace) `doc` with its chunks and their vectors (one row per chunk, normalised)."""
+        `new == old` only records the mtime of a touched file (same bytes, new mtime): no new generation.
+        """
+        self.db.execute("UPDATE documents SET path = ?, mtime_ns = ? WHERE path = ?", (new, mtime_ns, old))
+        self.changed = self.changed or new != old
+
+    def add_document(self, doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray, size: int,
+                     mtime_ns: int | None = None) -> None:
+        """Add (or replace) `doc` with its chunks and their vectors (one row per chunk, normalised).
+
+        `size` and `mtime_ns` are the file's, taken before it was read (see `DocRecord.mtime_ns`).
+        """
         if len(chunks) != len(vectors):
             raise ValueError(f"{doc.path}: {len(chunks)} chunks but {len(vectors)} vectors")
         self.remove_document(doc.path)
         cur = self.db.execute(
-            "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text, mtime_ns)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (doc.path, doc.sha256, doc.format, doc.title, doc.owner, len(doc.pages) or None, len(chunks), size,
-             datetime.now(UTC).isoformat(timespec="seconds"), doc.text),
+             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns),
         )
         doc_id = cur.lastrowid
         vecs = np.ascontiguousarray(vectors, dtype="<f4")
