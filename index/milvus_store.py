@@ -41,7 +41,7 @@ HNSW_EF = 128  # search breadth (at least k)
 
 
 def default_uri(index_path: Path) -> str:
-    """milvus-lite inside the index directory."""
+    """milvus-lite inside the index directory (recorded relative to it)."""
     return str(index_path / "milvus.db")
 
 
@@ -54,6 +54,24 @@ def default_collection(index_path: Path) -> str:
 
 def is_server(uri: str) -> bool:
     return uri.startswith(("http://", "https://", "tcp://", "unix:"))
+
+
+# milvus-lite serves a file from a server thread of this process, which holds the file's lock until it
+# is released: the last `MilvusVectors` of a file to close releases it, so another process can open it.
+_lite_open: dict[str, int] = {}  # milvus-lite path -> open MilvusVectors on it in this process
+_lite_guard = threading.Lock()
+
+
+def _release_lite(uri: str) -> None:
+    with _lite_guard:
+        _lite_open[uri] -= 1
+        if _lite_open[uri]:
+            return
+        del _lite_open[uri]
+    with contextlib.suppress(Exception):
+        from milvus_lite.server_manager import server_manager_instance
+
+        server_manager_instance.release_server(uri)
 
 
 def _client(uri: str, token: str | None, db_name: str | None) -> Any:
@@ -69,6 +87,11 @@ def _client(uri: str, token: str | None, db_name: str | None) -> Any:
         kwargs["token"] = token
     if db_name:
         kwargs["db_name"] = db_name
+    if not is_server(uri):
+        # milvus-lite lacks AllocTimestamp, which query iterators ask for before falling back to a
+        # client-side timestamp; its gRPC server logs that as an error with a traceback.
+        logging.getLogger("grpc._server").setLevel(logging.CRITICAL)
+        logging.getLogger("pymilvus.client.iterator.query_iterator").setLevel(logging.ERROR)
     try:
         return MilvusClient(**kwargs)
     except Exception as exc:
@@ -86,16 +109,25 @@ class MilvusVectors:
     def __init__(self, config: VectorConfig, path: Path, dim: int, token: str | None = None) -> None:
         self.path = path
         self.dim = dim
-        self.uri = config.uri or default_uri(path)
+        uri = config.uri or default_uri(path)
+        self.uri = uri if is_server(uri) or Path(uri).is_absolute() else str(path / uri)
         self.collection = config.collection or default_collection(path)
         self._lock = threading.RLock()
         self.client = _client(self.uri, token, config.db_name)
+        self._lite = not is_server(self.uri)
+        if self._lite:
+            with _lite_guard:
+                _lite_open[self.uri] = _lite_open.get(self.uri, 0) + 1
         self._count = 0
         self._created = False
-        if not self.client.has_collection(self.collection):
-            self._create()
-        else:
-            self._check_schema()
+        try:
+            if not self.client.has_collection(self.collection):
+                self._create()
+            else:
+                self._check_schema()
+        except BaseException:
+            self.close()
+            raise
         self._index_type = self._current_index_type()
 
     # -- collection ------------------------------------------------------------------------
@@ -183,6 +215,8 @@ class MilvusVectors:
 
     def _stored(self) -> Iterator[tuple[int, int]]:
         """(chunk id, doc id) of every vector in the collection."""
+        if not self._milvus_count():
+            return
         it = self.client.query_iterator(self.collection, batch_size=4096, filter="",
                                         output_fields=["doc_id"], consistency_level="Strong")
         try:
@@ -245,6 +279,9 @@ class MilvusVectors:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.client.close()
+        if self._lite:
+            self._lite = False  # closing twice releases once
+            _release_lite(self.uri)
 
 
 def _write_marker(path: Path) -> None:
