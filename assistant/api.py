@@ -94,9 +94,10 @@ def build_index(
         model = settings.model
         if (directory / MANIFEST).exists():
             # An existing index decides the model; a different --model fails here, before any model loads.
-            model = Store.open(directory, settings.model).manifest.embedder
+            model = Store.open(directory, settings.model, milvus_token=settings.token()).manifest.embedder
         embedder = make_embedder(model)
-    store = Store.create(directory, embedder.name, embedder.dim)
+    store = Store.create(directory, embedder.name, embedder.dim, vectors=settings.vector_config_given(),
+                         milvus_token=settings.token())
     report = index_paths(
         paths, store, embedder, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
         prune=prune, progress=progress,
@@ -123,10 +124,11 @@ class Assistant:
         """Open the index at `index_dir` (default: `CITEWISE_INDEX`, then the user data dir)."""
         settings = settings or Settings()
         directory = Path(index_dir) if index_dir else settings.index_dir()
-        store = Store.open(directory)
+        store = Store.open(directory, milvus_token=settings.token())
         # The index knows its embedder; a different --model is an error raised by Store.open.
         if settings.model and settings.model != store.manifest.embedder:
-            store = Store.open(directory, settings.model)
+            store.close()
+            store = Store.open(directory, settings.model, milvus_token=settings.token())
         return cls(store, make_embedder(store.manifest.embedder), writer, settings)
 
     def search(self, query: str, k: int = 10) -> list[Hit]:

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from .cli_common import dump as _dump
-from .cli_common import friendly_errors, index_option
+from .cli_common import friendly_errors, index_option, vector_store_options
 from .cli_common import open_assistant as _open
 from .settings import Settings
 
@@ -45,21 +45,24 @@ def main(verbose: int) -> None:
 @click.option("--model", help="Embedding model name or local path (default: the packaged all-MiniLM-L6-v2).")
 @click.option("--prune", is_flag=True, help="Remove indexed documents whose files under PATHS are gone.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@vector_store_options
 @friendly_errors
-def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None, prune: bool, as_json: bool) -> None:
+def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None, prune: bool, as_json: bool,
+              vectors: dict[str, Any]) -> None:
     """Index files and folders (recursively): txt, md, pdf, docx, html.
 
     Re-running on the same folder only embeds new or changed files.
 
     \b
-    Example:
+    Examples:
       citewise index examples/profiles --index ./my-index
+      citewise index examples/profiles --index ./team --store milvus --milvus-uri http://milvus:19530
     """
     from tqdm import tqdm
 
     from .api import build_index
 
-    settings = Settings(index=index_dir, model=model)
+    settings = Settings(index=index_dir, model=model, **vectors)
     bar = tqdm(total=0, unit="file", desc="indexing", file=sys.stderr, disable=as_json or None)
 
     def progress(done: int, total: int, current: str) -> None:

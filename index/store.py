@@ -128,8 +128,9 @@ def _resolve_vectors(config: VectorConfig, path: Path) -> VectorConfig:
     from .milvus_store import default_collection, default_uri, is_server
 
     uri = config.uri or default_uri(path)
-    if not is_server(uri):
-        uri = str(Path(uri).expanduser().resolve())
+    if not is_server(uri):  # a file inside the index directory is recorded relative to it: the index can move
+        full = Path(uri).expanduser().resolve()
+        uri = str(full.relative_to(path.resolve())) if full.is_relative_to(path.resolve()) else str(full)
     return VectorConfig("milvus", uri, config.collection or default_collection(path), config.db_name)
 
 
