@@ -13,13 +13,12 @@ from typing import Any
 import click
 
 from .cli_common import dump as _dump
-from .cli_common import friendly_errors, index_option
+from .cli_common import friendly_errors, index_option, vector_store_options
+from .settings import Settings
 
 
 def _open_store(index_dir: Path | None) -> Any:
     from index import Store
-
-    from .settings import Settings
 
     return Store.open(index_dir or Settings().index_dir())
 
@@ -55,20 +54,24 @@ def eval_group() -> None:
 @click.option("--mode", "modes", multiple=True, help=MODES_HELP)
 @click.option("--max-queries", type=int, help="Only the first N judged queries (quick checks).")
 @click.option("--json", "as_json", is_flag=True, help='{"dense": {...}, "lexical": {...}, "hybrid": {...}, "default": {...}}')
+@vector_store_options
 @friendly_errors
 def eval_beir(folder: Path, index_dir: Path | None, model: str | None, split: str, modes: tuple[str, ...],
-              max_queries: int | None, as_json: bool) -> None:
+              max_queries: int | None, as_json: bool, vectors: dict[str, Any]) -> None:
     """Index a BEIR-layout FOLDER (corpus.jsonl, queries.jsonl, qrels/) with the real pipeline and
     report nDCG@10, Recall@10, Recall@100 and MRR@10 per search mode (pytrec_eval).
 
     \b
-    Example:
+    Examples:
       citewise eval beir ../shared/eval/beir/cranfield --index /tmp/cranfield-index
+      citewise eval beir ../shared/eval/beir/cranfield --store milvus --mode default
     """
     from index.evaluate import EVAL_MODES, evaluate_beir
 
+    settings = Settings(**vectors)
     results = evaluate_beir(folder, _embedder(model), index_dir=index_dir, modes=modes or EVAL_MODES,
-                            split=split, max_queries=max_queries)
+                            split=split, max_queries=max_queries, vectors=settings.vector_config_given(),
+                            milvus_token=settings.token())
     if as_json:
         _dump(results)
     else:

@@ -29,6 +29,7 @@ from .build import index_paths
 from .embed import Embedder
 from .search import MODES, Hit, Searcher
 from .store import Store
+from .vector_store import VectorConfig
 
 log = logging.getLogger(__name__)
 
@@ -94,9 +95,10 @@ def beir_metrics(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, floa
     }
 
 
-def index_beir(data: BeirData, index_dir: Path, embedder: Embedder) -> tuple[Store, dict[str, str]]:
+def index_beir(data: BeirData, index_dir: Path, embedder: Embedder, vectors: VectorConfig | None = None,
+               milvus_token: str | None = None) -> tuple[Store, dict[str, str]]:
     """Index the corpus with the real pipeline into `index_dir` (incremental: a re-run embeds nothing)."""
-    store = Store.create(index_dir, embedder.name, embedder.dim)
+    store = Store.create(index_dir, embedder.name, embedder.dim, vectors=vectors, milvus_token=milvus_token)
     with tempfile.TemporaryDirectory(prefix="citewise-beir-") as tmp:
         doc_of = write_corpus(data, Path(tmp) / data.name)
         report = index_paths([Path(tmp) / data.name], store, embedder, prune=True)
@@ -108,15 +110,17 @@ def index_beir(data: BeirData, index_dir: Path, embedder: Embedder) -> tuple[Sto
 
 def evaluate_beir(folder: str | Path, embedder: Embedder, *, index_dir: str | Path | None = None,
                   modes: Sequence[str] = EVAL_MODES, split: str = "test",
-                  max_queries: int | None = None) -> dict[str, dict[str, float]]:
-    """Metrics per mode for the BEIR dataset at `folder`, indexed into `index_dir` (temporary if None)."""
+                  max_queries: int | None = None, vectors: VectorConfig | None = None,
+                  milvus_token: str | None = None) -> dict[str, dict[str, float]]:
+    """Metrics per mode for the BEIR dataset at `folder`, indexed into `index_dir` (temporary if None)
+    with the vector store `vectors` (default FAISS)."""
     data = load_beir(folder, split)
     if max_queries:
         keep = list(data.queries)[:max_queries]
         data = BeirData(data.name, data.corpus, {q: data.queries[q] for q in keep}, {q: data.qrels[q] for q in keep})
     cached = QueryCache(embedder)
     with tempfile.TemporaryDirectory(prefix="citewise-beir-index-") as tmp:
-        store, doc_of = index_beir(data, Path(index_dir) if index_dir else Path(tmp), cached)
+        store, doc_of = index_beir(data, Path(index_dir) if index_dir else Path(tmp), cached, vectors, milvus_token)
         try:
             searcher = Searcher(store, cached)
             return {m: beir_metrics(data.qrels, beir_run(searcher, data, doc_of, m)) for m in modes}
