@@ -177,7 +177,7 @@ def docs(index_dir: Path | None, as_json: bool) -> None:
         owner = d.owner or "-"
         click.echo(f"{d.doc}\n    title: {d.title} | owner: {owner} | pages: {d.pages or '-'} | chunks: {d.chunks}")
     click.echo(f"{len(records)} documents, {sum(d.chunks for d in records)} chunks, "
-               f"{assistant.store.vector_index_kind} vector index ({assistant.store.path})")
+               f"{assistant.store.stats()['vector_index_description']} vector index ({assistant.store.path})")
 
 
 @main.command()

@@ -183,6 +183,13 @@ def stats(index_dir: Path | None, as_json: bool) -> None:
         f"{info['index']}\n  {info['documents']} documents, {info['chunks']} chunks, {info['vectors']} vectors\n"
         f"  embedder: {info['embedder']} ({info['dim']}-d)\n"
         f"  vector index: {kind}{extra} (exact below {info['exact_max']:,} vectors)\n"
+        f"{_milvus_line(info)}"
         f"  lexical index: SQLite FTS5, tokenizer v{info['lexical_tokenizer']}; schema v{info['schema_version']}, "
         f"generation {info['generation']}"
     )
+
+
+def _milvus_line(info: dict[str, Any]) -> str:
+    if info.get("vector_store") != "milvus":
+        return ""
+    return f"  vector store: Milvus collection {info['milvus_collection']} at {info['milvus_uri']}\n"
