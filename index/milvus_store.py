@@ -154,12 +154,21 @@ class MilvusVectors:
                 f"The Milvus collection {self.collection!r} at {self.uri} is not a citewise collection of "
                 f"{self.dim}-d vectors (fields {sorted(fields)}, dim {dim}); choose another --milvus-collection."
             )
+        if self._described_index_type() is None:  # a crash between dropping and creating the index
+            rows = int(self.client.get_collection_stats(self.collection).get("row_count", 0))
+            self._index_type = "?"
+            self._build_index("HNSW" if vectors.kind_for(rows) == "ivf" else "FLAT")
         self.client.load_collection(self.collection)
 
+    def _described_index_type(self) -> str | None:
+        try:
+            desc = self.client.describe_index(self.collection, "vector")
+        except Exception:
+            return None
+        return str(desc["index_type"]) if desc and desc.get("index_type") else None
+
     def _current_index_type(self) -> str:
-        with contextlib.suppress(Exception):
-            return str(self.client.describe_index(self.collection, "vector").get("index_type", "FLAT"))
-        return "FLAT"
+        return self._described_index_type() or "FLAT"
 
     def _reindex(self, index_type: str) -> None:
         """Switch the collection's vector index (FLAT <-> HNSW); searches wait for it."""
@@ -167,11 +176,14 @@ class MilvusVectors:
                  self.collection, self._index_type, index_type, self._count)
         self.client.release_collection(self.collection)
         self.client.drop_index(self.collection, "vector")
+        self._build_index(index_type)
+        self.client.load_collection(self.collection)
+
+    def _build_index(self, index_type: str) -> None:
         params = self.client.prepare_index_params()
         params.add_index("vector", index_type=index_type, metric_type="IP",
                          params=HNSW_PARAMS if index_type == "HNSW" else {})
         self.client.create_index(self.collection, params)
-        self.client.load_collection(self.collection)
         self._index_type = index_type
 
     def _fit_index(self) -> None:

@@ -182,3 +182,17 @@ def test_new_index_refuses_a_collection_holding_other_vectors(tmp_path: Path, em
         Store.create(tmp_path / "b", embedder.name, embedder.dim,
                      vectors=VectorConfig("milvus", uri=uri, collection="team"))
     assert not (tmp_path / "b" / "manifest.json").exists()
+
+
+def test_milvus_collection_left_without_its_index_reopens(tmp_path: Path, embedder) -> None:
+    """A crash between dropping the FLAT index and creating HNSW (the switch at 20,000 vectors)."""
+    s = _build(tmp_path, "milvus", embedder)
+    expected = s.dense_search(embedder.embed_query(QUERY), 5)
+    vs = s.vector_store
+    vs.client.release_collection(vs.collection)  # type: ignore[attr-defined]
+    vs.client.drop_index(vs.collection, "vector")  # type: ignore[attr-defined]
+    s.close()
+    again = Store.open(tmp_path / "index")
+    assert again.stats()["vector_index"] == "flat"
+    assert again.dense_search(embedder.embed_query(QUERY), 5) == expected
+    again.close()
