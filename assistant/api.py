@@ -30,6 +30,9 @@ from index import (
 )
 from index.build import Progress
 from index.embed import DEFAULT_MODEL
+from index.errors import MergeError
+from index.merge import MergeReport, merge_index
+from index.shard import Shard
 from index.store import MANIFEST
 
 from .answer import Answer, AnswerWriter, verify_citations
@@ -86,8 +89,14 @@ def build_index(
     prune: bool = False,
     progress: Progress | None = None,
     embedder: Embedder | None = None,
+    workers: int | None = None,
+    shard: Shard | None = None,
 ) -> tuple[Store, IndexReport]:
-    """Create or update the index at `index_dir` from files and folders."""
+    """Create or update the index at `index_dir` from files and folders.
+
+    `workers` processes parse and embed (default `settings.workers`; 0: one per core); `shard` keeps
+    this machine's share of the files (see `index.shard`; combine the parts with `merge_indexes`).
+    """
     settings = settings or Settings()
     directory = Path(index_dir) if index_dir else settings.index_dir()
     if embedder is None:
@@ -100,9 +109,37 @@ def build_index(
                          milvus_token=settings.token())
     report = index_paths(
         paths, store, embedder, chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
-        prune=prune, progress=progress,
+        prune=prune, progress=progress, workers=settings.workers if workers is None else workers, shard=shard,
     )
     return store, report
+
+
+def merge_indexes(
+    parts: Iterable[str | os.PathLike[str]],
+    index_dir: str | os.PathLike[str] | None = None,
+    *,
+    settings: Settings | None = None,
+) -> tuple[Store, list[tuple[str, MergeReport]]]:
+    """Copy the documents, chunks and vectors of the indexes at `parts` into the index at `index_dir`
+    (created with the parts' model if absent), without re-embedding; see `index.merge`."""
+    settings = settings or Settings()
+    directory = (Path(index_dir) if index_dir else settings.index_dir()).expanduser()
+    target: Store | None = None
+    reports = []
+    for part in parts:
+        source = Store.open(part, milvus_token=settings.token())
+        try:
+            if target is None and (directory / MANIFEST).exists():  # its model is checked by merge_index
+                target = Store.open(directory, milvus_token=settings.token())
+            elif target is None:
+                target = Store.create(directory, source.manifest.embedder, source.manifest.dim,
+                                      vectors=settings.vector_config_given(), milvus_token=settings.token())
+            reports.append((str(part), merge_index(source, target)))
+        finally:
+            source.close()
+    if target is None:
+        raise MergeError("name at least one index to merge")
+    return target, reports
 
 
 class Assistant:
@@ -163,11 +200,13 @@ class Assistant:
         """The stored chunk `chunk_id` (text, doc, page, section), or None."""
         return self.store.chunk(chunk_id)
 
-    def add(self, paths: Iterable[str | os.PathLike[str]], progress: Progress | None = None) -> IndexReport:
-        """Index more files into this assistant's index (incremental)."""
+    def add(self, paths: Iterable[str | os.PathLike[str]], progress: Progress | None = None,
+            workers: int | None = None) -> IndexReport:
+        """Index more files into this assistant's index (incremental); `workers` as in `build_index`."""
         with self._write_lock:
             return index_paths(paths, self.store, self.embedder, chunk_size=self.settings.chunk_size,
-                               chunk_overlap=self.settings.chunk_overlap, progress=progress)
+                               chunk_overlap=self.settings.chunk_overlap, progress=progress,
+                               workers=self.settings.workers if workers is None else workers)
 
     def remove(self, paths: Iterable[str]) -> list[str]:
         with self._write_lock:

@@ -8,14 +8,17 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .cli_common import dump as _dump
-from .cli_common import friendly_errors, index_option, vector_store_options
+from .cli_common import friendly_errors, index_option, shard_option, vector_store_options
 from .cli_common import open_assistant as _open
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from index.shard import Shard
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -45,10 +48,16 @@ def main(verbose: int) -> None:
 @click.option("--model", help="Embedding model name or local path (default: the packaged all-MiniLM-L6-v2).")
 @click.option("--prune", is_flag=True, help="Remove indexed documents whose files under PATHS are gone.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--workers", type=click.IntRange(0, 256), metavar="N",
+              help="Processes that parse and embed (each loads the model; 0: one per core). "
+                   "Default: $CITEWISE_WORKERS, else 1.")
+@click.option("--shard", "shard_spec", metavar="I/N", callback=shard_option,
+              help="Index only shard I of N of the files (split by a hash of each file's path relative to "
+                   "PATHS, the same on every machine); combine the parts with `citewise merge`.")
 @vector_store_options
 @friendly_errors
 def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None, prune: bool, as_json: bool,
-              vectors: dict[str, Any]) -> None:
+              workers: int | None, shard_spec: Shard | None, vectors: dict[str, Any]) -> None:
     """Index files and folders (recursively): txt, md, pdf, docx, html.
 
     Re-running on the same folder only embeds new or changed files.
@@ -56,13 +65,16 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
     \b
     Examples:
       citewise index examples/profiles --index ./my-index
+      citewise index ~/papers --workers 2
+      citewise index /mnt/papers --shard 2/3 --index ./part2    # machine 2 of 3
       citewise index examples/profiles --index ./team --store milvus --milvus-uri http://milvus:19530
     """
     from tqdm import tqdm
 
     from .api import build_index
 
-    settings = Settings(index=index_dir, model=model, **vectors)
+    options: dict[str, Any] = {**vectors, **({} if workers is None else {"workers": workers})}
+    settings = Settings(index=index_dir, model=model, **options)
     bar = tqdm(total=0, unit="file", desc="indexing", file=sys.stderr, disable=as_json or None)
 
     def progress(done: int, total: int, current: str) -> None:
@@ -71,7 +83,7 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
         bar.set_postfix_str(Path(current).name if current else "", refresh=False)
         bar.refresh()
 
-    store, report = build_index(paths, settings=settings, prune=prune, progress=progress)
+    store, report = build_index(paths, settings=settings, prune=prune, progress=progress, shard=shard_spec)
     bar.close()
     if as_json:
         _dump({
@@ -84,6 +96,45 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
     for s in report.skipped:
         click.echo(f"skipped {s.path}: {s.reason}", err=True)
     click.echo(f"{report.summary(store)} ({store.path})")
+
+
+@main.command()
+@click.argument("parts", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@index_option
+@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
+@vector_store_options
+@friendly_errors
+def merge(parts: tuple[Path, ...], index_dir: Path | None, as_json: bool, vectors: dict[str, Any]) -> None:
+    """Copy the documents of other indexes (PARTS) into this one, without re-embedding.
+
+    For a folder indexed on several machines: each machine builds its own index of one shard
+    (citewise index FOLDER --shard I/N --index PART), then one machine merges the parts. A document
+    already here with the same content is left alone, with other content it is replaced; a copy of
+    another document is skipped. Nothing is removed: merge into a new directory to drop documents
+    the parts no longer hold.
+
+    \b
+    Example:
+      citewise merge ./part1 ./part2 ./part3 --index ./team-index
+    """
+    from .api import merge_indexes
+
+    store, reports = merge_indexes(parts, settings=Settings(index=index_dir, **vectors))
+    if as_json:
+        _dump({
+            "index": str(store.path),
+            "parts": [{"index": part, "added": r.added, "updated": r.updated, "unchanged": r.unchanged,
+                       "skipped": [{"path": s.path, "reason": s.reason} for s in r.skipped], "chunks": r.chunks}
+                      for part, r in reports],
+            "documents": len(store.documents()), "chunks": sum(d.chunks for d in store.documents()),
+        })
+        return
+    for part, r in reports:
+        for s in r.skipped:
+            click.echo(f"skipped {s.path}: {s.reason}", err=True)
+        click.echo(f"{part}: {r.summary()}")
+    docs = store.documents()
+    click.echo(f"{len(docs)} documents, {sum(d.chunks for d in docs)} chunks in the index ({store.path})")
 
 
 @main.command()

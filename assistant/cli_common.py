@@ -58,6 +58,18 @@ def vector_store_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def shard_option(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """--shard I/N as an `index.shard.Shard`."""
+    if value is None:
+        return None
+    from index.shard import Shard
+
+    try:
+        return Shard.parse(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from exc
+
+
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Library errors become one clear line and exit code 1, here and nowhere else."""
 

@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=100, le=8000)
     chunk_overlap: int = Field(default=DEFAULT_CHUNK_OVERLAP, ge=0, le=2000)
     k: int = Field(default=10, ge=1, le=200, description="chunks retrieved per question")
+    workers: int = Field(default=1, ge=0, le=256,
+                         description="indexing processes that parse and embed (0: one per core)")
     store: str = Field(default="faiss", pattern="^(faiss|milvus)$",
                        description="vector store of a new index: faiss (embedded) or milvus")
     milvus_uri: str | None = Field(default=None, description="milvus: a local file (milvus-lite) or http://host:19530")

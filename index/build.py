@@ -1,13 +1,15 @@
 """Indexing: paths in, an up-to-date index out.
 
-Files are discovered, compared by content hash with what the index holds, parsed, chunked and
-embedded in batches; each write is atomic. Writes happen when the embedded chunks reach
-`batch_chunks` or an eighth of the index, whichever is more, so a large build rewrites the FAISS
-file O(log n) times, not once per batch. Unchanged files cost a hash; a moved file (same
-content, old path gone) is re-pointed, not re-embedded. A file whose size and mtime match the
+Files are discovered and compared with what the index holds (the plan); then the files to read
+are parsed, chunked and embedded by a stage (`index.pipeline`: in this process, or in worker
+processes with `workers`), and written in file order; each write is atomic. Writes happen when the
+embedded chunks reach `batch_chunks` or an eighth of the index, whichever is more, so a large build
+rewrites the FAISS file O(log n) times, not once per batch. A file whose size and mtime match the
 index is unchanged without being read (as git and rsync decide); a touched file (new mtime, same
-bytes) is hashed once and its new mtime recorded. A file that fails to parse is
-reported and skipped; it never stops the batch and never touches what is already indexed.
+bytes) is hashed once and its new mtime recorded; a moved file (same content, old path gone) is
+re-pointed, not re-embedded. A file that fails to parse is reported and skipped; it never stops
+the batch and never touches what is already indexed. `shard` keeps this machine's share of the
+files (`index.shard`).
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from ingest import Chunk, Document, ParseError, Skipped, chunk_document, discover, load_document
+from ingest import Skipped, discover
 from ingest.chunk import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
-from .embed import Embedder
-from .store import Store
+from .embed import Embedder, Respawnable
+from .parallel import ProcessPool, resolve_workers
+from .pipeline import Embedded, FileTask, InProcess, Outcome, Stage
+from .shard import Shard, shard_key
+from .store import DocRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +39,7 @@ Progress = Callable[[int, int, str], None]  # (files done, files total, current 
 # on FAT, about 4 ms on ext4) would leave it unchanged ("racily clean" in git). Such a file gets no
 # stored mtime and is hashed on the next run.
 RACY_NS = 2_000_000_000
+FILES_PER_TASK = 8  # at most, per task of a worker process
 
 
 def trusted_mtime(st: os.stat_result) -> int | None:
@@ -73,6 +77,82 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+@dataclass
+class Plan:
+    """What a run does besides reading files: the outcome of comparing the files with the index."""
+
+    tasks: list[FileTask] = field(default_factory=list)  # files to parse, chunk and embed, in order
+    moves: list[tuple[str, str, int | None]] = field(default_factory=list)  # (old path, new path, mtime)
+    touched: list[tuple[str, int]] = field(default_factory=list)  # same bytes, new mtime to record
+    stale: list[str] = field(default_factory=list)  # indexed paths whose file became a copy of another
+
+
+def plan(files: list[Path], known: dict[str, DocRecord], report: IndexReport,
+         progress: Progress | None = None) -> Plan:
+    """Compare `files` with the `known` documents: unchanged and skipped files go to `report`."""
+    out = Plan()
+    by_sha: dict[str, list[str]] = {}
+    for d in known.values():
+        by_sha.setdefault(d.sha256, []).append(d.doc)
+    claimed: dict[str, str] = {}  # sha256 -> the path that holds that content in this run
+    for path in files:
+        spath = str(path)
+        old = known.get(spath)
+        try:
+            st = os.stat(spath)  # before reading: a change after this gives the file a newer mtime
+            if old and old.mtime_ns is not None and (old.size, old.mtime_ns) == (st.st_size, st.st_mtime_ns):
+                report.unchanged.append(spath)
+                claimed.setdefault(old.sha256, spath)
+                continue
+            mtime = trusted_mtime(st)
+            if progress:
+                progress(len(report.unchanged), len(files), spath)
+            sha = file_sha256(path)
+        except OSError as exc:
+            report.skipped.append(Skipped(spath, exc.strerror or str(exc)))
+            continue
+        if old and old.sha256 == sha:
+            report.unchanged.append(spath)
+            claimed.setdefault(sha, spath)
+            if mtime is not None and mtime != old.mtime_ns:
+                out.touched.append((spath, mtime))
+            continue
+        if old is None:
+            gone = [p for p in by_sha.get(sha, []) if not os.path.exists(p)]
+            if gone:
+                out.moves.append((gone[0], spath, mtime))
+                by_sha[sha].remove(gone[0])
+                claimed.setdefault(sha, spath)
+                continue
+        # Chunk ids come from content: a second copy of an indexed file is indexed once, under the
+        # first path, and reported; its stale former content (if it changed into a copy) goes.
+        twin = claimed.get(sha) or next((p for p in by_sha.get(sha, []) if p != spath and os.path.exists(p)), None)
+        if twin:
+            report.skipped.append(Skipped(spath, f"same content as {twin}, which is indexed"))
+            if old is not None:
+                out.stale.append(spath)
+            continue
+        claimed[sha] = spath
+        out.tasks.append(FileTask(spath, st.st_size, mtime, old is not None))
+    return out
+
+
+def open_stage(embedder: Embedder, workers: int, tasks: int, *, chunk_size: int, chunk_overlap: int,
+               batch_chunks: int) -> Stage:
+    """`InProcess` for 1 worker (or 1 file to read), else a `ProcessPool` of at most `tasks` workers."""
+    n = min(resolve_workers(workers), tasks)
+    if n <= 1:
+        return InProcess(embedder, chunk_size, chunk_overlap, batch_chunks)
+    if not isinstance(embedder, Respawnable):
+        raise TypeError(
+            f"indexing with {n} workers re-creates the embedder in each worker process, but "
+            f"{type(embedder).__name__} has no spec(); index with workers=1 or give it one (index.embed.EmbedderSpec)"
+        )
+    # Groups of files per task (one model call each), but enough tasks to keep every worker busy.
+    return ProcessPool(embedder.spec(), n, chunk_size, chunk_overlap,
+                       files_per_task=max(1, min(FILES_PER_TASK, tasks // (4 * n))))
+
+
 def index_paths(
     paths: Iterable[str | os.PathLike[str]],
     store: Store,
@@ -83,129 +163,88 @@ def index_paths(
     prune: bool = False,
     batch_chunks: int = 256,
     progress: Progress | None = None,
+    workers: int = 1,
+    shard: Shard | None = None,
 ) -> IndexReport:
     """Bring the index up to date with `paths` (files and folders, recursive).
 
     With `prune`, indexed documents under the given folders whose files are gone are removed.
+    `workers` > 1 parses and embeds in that many processes (0: one per core); the index is the same.
+    `shard` indexes only this machine's share of the files (see `index.shard`).
     """
     paths = list(paths)  # walked here and read again for --prune
     # A write cut short (a Milvus marker) is repaired here, not only by the next write: a re-run
     # with no changed file must still leave no orphan vector. A no-op for FAISS.
     store.repair_vectors()
     report = IndexReport()
+    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
     files: list[Path] = []
     for item in discover(paths):
         if isinstance(item, Skipped):
             report.skipped.append(item)
-        else:
+        elif shard is None or shard.holds(shard_key(item, roots)):
             files.append(item)
     known = {d.doc: d for d in store.documents()}
-    by_sha: dict[str, list[str]] = {}
-    for d in known.values():
-        by_sha.setdefault(d.sha256, []).append(d.doc)
+    todo = plan(files, known, report, progress)
 
-    pending: list[tuple[Document, list[Chunk], tuple[int, int | None], bool]] = []
-    pending_chunks = 0
-    # embedded, not yet written: (doc, chunks, (size, mtime) before reading, is_update, vectors)
-    embedded: list[tuple[Document, list[Chunk], tuple[int, int | None], bool, np.ndarray]] = []
+    embedded: list[Embedded] = []  # embedded, not yet written (file order)
 
     def write() -> None:
         nonlocal embedded
-        if not embedded:
+        batch, embedded = embedded, []  # a write that fails is not retried by the handler below
+        if not batch:
             return
         with store.writer() as w:
-            for doc, chunks, (size, mtime), is_update, vecs in embedded:
-                w.add_document(doc, chunks, vecs, size, mtime)
-                (report.updated if is_update else report.added).append(doc.path)
-        embedded = []
+            for e in batch:
+                w.add_document(e.doc, e.chunks, e.vectors, e.task.size, e.task.mtime_ns)
+                (report.updated if e.task.is_update else report.added).append(e.doc.path)
 
-    def flush(final: bool = False) -> None:
-        nonlocal pending, pending_chunks
-        if pending:
-            texts = [c.embed_text() for _, chunks, _, _ in pending for c in chunks]
-            vectors = embedder.embed_documents(texts)
-            pos = 0
-            for doc, chunks, stamp, is_update in pending:
-                embedded.append((doc, chunks, stamp, is_update, vectors[pos : pos + len(chunks)]))
-                pos += len(chunks)
-            report.chunks_embedded += len(texts)
-            pending, pending_chunks = [], 0
+    def take(outcomes: list[Outcome]) -> None:
+        for o in outcomes:
+            if isinstance(o, Skipped):
+                report.skipped.append(o)
+            else:
+                embedded.append(o)
+                report.chunks_embedded += len(o.chunks)
         # Each write copies and rewrites the whole FAISS index: writing when the new chunks reach
         # an eighth of the index keeps a big build linear (geometric series), not quadratic.
-        waiting = sum(len(e[1]) for e in embedded)
-        if final or waiting >= max(batch_chunks, store.vector_count // 8):
+        if sum(len(e.chunks) for e in embedded) >= max(batch_chunks, store.vector_count // 8):
             write()
 
-    moves: list[tuple[str, str, int | None]] = []  # (old path, new path, new mtime)
-    touched: list[tuple[str, int]] = []  # unchanged bytes, new mtime to record
-    claimed: dict[str, str] = {}  # sha256 -> the path that holds that content in this run
-    stale: list[str] = []
-    for n, path in enumerate(files, 1):
-        if progress:
-            progress(n - 1, len(files), str(path))
-        spath = str(path)
-        old = known.get(spath)
-        try:
-            st = os.stat(spath)  # before reading: a change after this gives the file a newer mtime
-            if old and old.mtime_ns is not None and (old.size, old.mtime_ns) == (st.st_size, st.st_mtime_ns):
-                report.unchanged.append(spath)
-                claimed.setdefault(old.sha256, spath)
-                continue
-            stamp = (st.st_size, trusted_mtime(st))
-            sha = file_sha256(path)
-        except OSError as exc:
-            report.skipped.append(Skipped(spath, exc.strerror or str(exc)))
-            continue
-        if old and old.sha256 == sha:
-            report.unchanged.append(spath)
-            claimed.setdefault(sha, spath)
-            if stamp[1] is not None and stamp[1] != old.mtime_ns:
-                touched.append((spath, stamp[1]))
-            continue
-        if old is None:
-            gone = [p for p in by_sha.get(sha, []) if not os.path.exists(p)]
-            if gone:
-                moves.append((gone[0], spath, stamp[1]))
-                by_sha[sha].remove(gone[0])
-                claimed.setdefault(sha, spath)
-                continue
-        # Chunk ids come from content: a second copy of an indexed file is indexed once, under the
-        # first path, and reported; its stale former content (if it changed into a copy) goes.
-        twin = claimed.get(sha) or next((p for p in by_sha.get(sha, []) if p != spath and os.path.exists(p)), None)
-        if twin:
-            report.skipped.append(Skipped(spath, f"same content as {twin}, which is indexed"))
-            if old is not None:
-                stale.append(spath)
-            continue
-        claimed[sha] = spath
-        try:
-            doc = load_document(path)
-        except ParseError as exc:
-            report.skipped.append(Skipped(exc.path, exc.reason))
-            continue
-        chunks = chunk_document(doc, chunk_size, chunk_overlap)
-        pending.append((doc, chunks, stamp, old is not None))
-        pending_chunks += len(chunks)
-        if pending_chunks >= batch_chunks:
-            flush()
-    flush(final=True)
+    stage = open_stage(embedder, workers, len(todo.tasks), chunk_size=chunk_size, chunk_overlap=chunk_overlap,
+                       batch_chunks=batch_chunks)
+    done = len(files) - len(todo.tasks)  # files that need no reading are done
+    try:
+        for i, task in enumerate(todo.tasks):
+            if progress:
+                progress(done + i - stage.in_flight, len(files), task.path)
+            take(stage.put(task))
+        take(stage.finish())
+        write()
+    except Exception:
+        # What was embedded before the failure (files in order) is still written; then the error.
+        if embedded:
+            log.warning("indexing stopped by an error; writing the %d documents embedded so far", len(embedded))
+            write()
+        raise
+    finally:
+        stage.close()
     if progress:
         progress(len(files), len(files), "")
 
-    roots = [Path(p).resolve() for p in paths if Path(p).is_dir()]
     present = {str(f) for f in files}
-    to_remove = list(stale)
+    to_remove = list(todo.stale)
     if prune:
         to_remove += [
             p for p in known
             if p not in present and not os.path.exists(p) and any(Path(p).is_relative_to(r) for r in roots)
-            and p not in {m[0] for m in moves}
+            and p not in {m[0] for m in todo.moves}
         ]
-    if moves or to_remove or touched:
+    if todo.moves or to_remove or todo.touched:
         with store.writer() as w:
-            for same, touched_mtime in touched:
+            for same, touched_mtime in todo.touched:
                 w.move_document(same, same, touched_mtime)  # records the mtime only
-            for old_path, new_path, new_mtime in moves:
+            for old_path, new_path, new_mtime in todo.moves:
                 w.move_document(old_path, new_path, new_mtime)
                 report.moved.append((old_path, new_path))
             for gone_path in to_remove:

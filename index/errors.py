@@ -25,5 +25,9 @@ class IndexCorrupt(IndexError_):
     """The files of an index cannot be read."""
 
 
+class MergeError(IndexError_):
+    """The indexes named cannot be merged as asked."""
+
+
 class VectorStoreError(IndexError_):
     """The vector store of an index (e.g. a Milvus server) cannot be used."""
