@@ -384,3 +384,38 @@ def test_a_write_leaves_no_rows_in_the_milvus_lite_memtable(tmp_path: Path) -> N
     wal = store.path / "milvus.db" / "collections" / collection / "wal"
     assert not [p for p in wal.glob("wal_data_*") if p.stat().st_size > 0]
     store.close()
+
+
+@pytest.mark.slow
+def test_a_retried_create_index_completes_the_hnsw_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """milvus-lite builds HNSW inside `create_index` (~4 min at 100k vectors on 2 cores). A call that long
+    outlasts the gRPC keepalive: the connection drops, pymilvus retries, and the retry answers "index already
+    exists" for the index its first attempt made. Before the fix the switch failed, the marker stayed,
+    search ran HNSW without its ef (recall@10 0.62 at 100k) and every later write rebuilt HNSW again."""
+    import pymilvus
+
+    from index import vectors
+
+    monkeypatch.setattr(vectors, "EXACT_MAX", 10)
+    emb = HashEmbedder()
+    docs = tmp_path / "docs"
+    write_docs(docs, 6, seed=3)
+    store = Store.create(tmp_path / "index", emb.name, emb.dim, vectors=VectorConfig("milvus"))
+    real = pymilvus.MilvusClient.create_index
+    calls: list[str] = []
+
+    def dropped_then_retried(self: pymilvus.MilvusClient, *args: object, **kwargs: object) -> None:
+        calls.append("create_index")
+        real(self, *args, **kwargs)  # the first attempt goes through on the server ...
+        real(self, *args, **kwargs)  # ... and the client sees only its retry's answer
+
+    monkeypatch.setattr(pymilvus.MilvusClient, "create_index", dropped_then_retried)
+    index_paths([docs], store, emb)
+    assert store.vector_count >= 10 and calls == ["create_index"]
+    assert store.vector_index_kind == "hnsw" and not (store.path / MARKER).exists()
+    write_docs(docs, 8, seed=4)  # a later write keeps the index it has
+    index_paths([docs], store, emb)
+    assert calls == ["create_index"] and store.check_vectors().ok
+    hits = store.dense_search(emb.embed_query("w1 w2 w3"), 5)
+    assert len(hits) == 5
+    store.close()
