@@ -6,13 +6,18 @@ Prints, from one run:
 - embedding throughput of the real default model on a subset of those chunks, and the ratio of
   parse+chunk time to embed time per chunk (parsing must not be the bottleneck: ratio << 1);
 - chunks/s of the whole `index_paths` path (discover, hash, parse, chunk, embed, FAISS, SQLite) on a
-  few documents next to raw `SentenceTransformer.encode` of the very same texts (target >= 0.9).
+  few documents with 1 and with 2 worker processes (`--workers 1,2`), next to raw
+  `SentenceTransformer.encode` of the very same texts (target >= 0.9 with 1 worker), taken in turns
+  `--repeat` times; the worker pool's start-up is measured alone (cold: in a fresh process, as one
+  `citewise index --workers 2` run pays it; warm: once the forkserver runs) and the pool's rate is
+  also shown without its warm start-up (the steady state of a long ingestion).
 Embedding is the slow part (~8 chunks/s on 2 busy cores), so only a subset is embedded by default:
 the output says how many. Flags make bigger runs: `--docs 1000 --embed-chunks 512 --index-docs 40`.
 The generated corpus is kept in the temp folder (`--corpus`) and reused by the next run with the
 same size; generating it (fpdf2, python-docx) costs more than parsing it.
 
     python bench/ingest.py [--docs N] [--pages P] [--embed-chunks N] [--index-docs N] [--corpus DIR]
+                           [--workers 1,2] [--repeat 2]
 
 With `--chunk-sizes 400,600,800` it measures retrieval instead (how DEFAULT_CHUNK_SIZE was chosen):
 seed_dev QA Recall@k/MRR over examples/profiles for each size, and with `--beir DIR` a BEIR dataset's
@@ -58,7 +63,9 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=200, help="documents in the corpus (half PDF, half DOCX)")
     ap.add_argument("--pages", type=int, default=3, help="pages per document")
     ap.add_argument("--embed-chunks", type=int, default=64, help="chunks embedded to measure embedding speed")
-    ap.add_argument("--index-docs", type=int, default=6, help="documents run through the whole index_paths path")
+    ap.add_argument("--index-docs", type=int, default=16, help="documents run through the whole index_paths path")
+    ap.add_argument("--workers", default="1,2", help="comma-separated worker counts compared in index_paths")
+    ap.add_argument("--repeat", type=int, default=2, help="runs of the index_paths comparison (taken in turns)")
     ap.add_argument("--corpus", type=Path, help="folder of the generated corpus (default: in the temp folder)")
     ap.add_argument("--chunk-sizes", help="comma-separated chunk sizes: measure retrieval quality instead")
     ap.add_argument("--beir", type=Path, help="with --chunk-sizes: also this BEIR dataset folder")
@@ -106,33 +113,81 @@ def main() -> None:
               f"(embedding the whole corpus would take ~{len(chunks) / embed_rate:.0f} s, "
               f"parsing+chunking took {parse_s + chunk_s:.1f} s)")
 
-        from sentence_transformers import SentenceTransformer
+        index_compare(files[: args.index_docs], Path(tmp), embedder, [int(w) for w in args.workers.split(",")],
+                      args.repeat)
 
-        from index import Store, index_paths
-        from index.embed import default_model_path
 
-        few = Path(tmp) / "few"
-        few.mkdir(exist_ok=True)
-        for f in files[: args.index_docs]:
-            target = few / f.name
-            if not target.exists():
-                target.write_bytes(f.read_bytes())
-        store = Store.create(Path(tmp) / "index", embedder.name, embedder.dim)
-        t = time.perf_counter()
-        report = index_paths([few], store, embedder)
-        index_s = time.perf_counter() - t
-        texts = [c.embed_text() for f in sorted(few.iterdir()) for c in chunk_document(load_document(f))]
-        store.close()
-        raw = SentenceTransformer(default_model_path(), device="cpu")  # the model the embedder loads
-        raw.encode(["warm up"])
+def index_compare(files: list[Path], tmp: Path, embedder, workers: list[int], repeat: int) -> None:
+    """chunks/s of the whole `index_paths` path with each worker count, next to raw encode, in turns."""
+    from sentence_transformers import SentenceTransformer
+
+    from index import Store, index_paths
+    from index.embed import default_model_path
+    from index.parallel import available_cores
+
+    few = tmp / "few"
+    few.mkdir(exist_ok=True)
+    for f in files:
+        target = few / f.name
+        if not target.exists():
+            target.write_bytes(f.read_bytes())
+    texts = [c.embed_text() for f in sorted(few.iterdir()) for c in chunk_document(load_document(f))]
+    raw = SentenceTransformer(default_model_path(), device="cpu")  # the model the embedder loads
+    raw.encode(["warm up"])
+    big = max(workers)
+    startup = {}
+    if big > 1:
+        # The first pool of a process starts the forkserver (it imports torch and sentence-transformers once);
+        # every pool forks its workers from it and each worker loads the model.
+        startup = {"cold": pool_startup(embedder, big, tmp), "warm": pool_startup(embedder, big, tmp)}
+        print(f"start-up of {big} workers, one tiny file each: {startup['cold']:.1f} s in a fresh process "
+              f"(what one `citewise index --workers {big}` pays), {startup['warm']:.1f} s once the forkserver runs")
+    print(f"index_paths on {len(files)} documents ({len(texts)} chunks), {available_cores()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}; each run a fresh index, taken in turns; the pools' (warm) start-up counts")
+    rates: dict[str, list[float]] = {}
+    for rep in range(repeat):
         t = time.perf_counter()
         raw.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
-        raw_s = time.perf_counter() - t
-        n = report.chunks_embedded
-        print(f"index_paths: {len(list(few.iterdir()))} documents, {n} chunks in {index_s:.1f} s = "
-              f"{n / index_s:.2f} chunks/s; raw SentenceTransformer.encode of the same {len(texts)} texts: "
-              f"{raw_s:.1f} s = {len(texts) / raw_s:.2f} chunks/s")
-        print(f"ratio index_paths / raw encode throughput: {(n / index_s) / (len(texts) / raw_s):.2f} (target >= 0.9)")
+        rates.setdefault("raw encode", []).append(len(texts) / (time.perf_counter() - t))
+        for w in workers:
+            store = Store.create(tmp / f"index-{w}-{rep}", embedder.name, embedder.dim)
+            t = time.perf_counter()
+            report = index_paths([few], store, embedder, workers=w)
+            elapsed = time.perf_counter() - t
+            rates.setdefault(f"{w} worker{'s' if w > 1 else ''}", []).append(report.chunks_embedded / elapsed)
+            if w > 1:
+                rates.setdefault(f"{w} w. w/o start-up", []).append(report.chunks_embedded / (elapsed - startup["warm"]))
+            store.close()
+        line = ", ".join(f"{k} {v[-1]:.2f}" for k, v in rates.items())
+        print(f"  run {rep + 1}: chunks/s {line}", flush=True)
+    raw_rate = median(rates["raw encode"])
+    for name, values in rates.items():
+        print(f"{name:>18}: median {median(values):6.2f} chunks/s = {median(values) / raw_rate:.2f} x raw encode")
+    one = rates.get("1 worker")
+    for name, values in rates.items():
+        if one and name not in ("raw encode", "1 worker"):
+            print(f"{name} / 1 worker, per run: {', '.join(f'{b / a:.2f}' for a, b in zip(one, values, strict=True))}")
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
+
+
+def pool_startup(embedder, n: int, tmp: Path) -> float:
+    """Seconds for a fresh pool of `n` workers to return one tiny file each."""
+    from index.parallel import ProcessPool
+    from index.pipeline import FileTask
+
+    tiny = tmp / "tiny.txt"
+    tiny.write_text("One short line.\n")
+    pool = ProcessPool(embedder.spec(), n, 600, 100)
+    t = time.perf_counter()
+    for _ in range(n):
+        pool.put(FileTask(str(tiny), tiny.stat().st_size, None, False))
+    pool.finish()
+    elapsed = time.perf_counter() - t
+    pool.close()
+    return elapsed
 
 
 def sweep(sizes: list[int], beir: Path | None) -> None:
