@@ -11,7 +11,7 @@ from conftest import PROFILES
 
 from assistant.cli import main
 
-COMMANDS = ["index", "search", "ask", "docs", "show", "serve", "remove"]
+COMMANDS = ["index", "search", "ask", "docs", "show", "serve", "remove", "merge", "profile", "stats"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
