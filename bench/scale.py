@@ -10,18 +10,30 @@ Part 2 fills a real store (SQLite + FTS5 + FAISS, one write) with 100k chunks of
 and vectors, then times `Searcher.search(mode="default")` (query embedding with the real model,
 FTS5 BM25, FAISS, fusion, feedback, chunk fetch) against embedding the query alone.
 
+With `--store milvus` or `--store both`, part 1 also writes the same vectors into a temporary
+milvus-lite collection through the store's own write path (`MilvusVectors.begin()`: add, prepare
+= marker + upsert, finish = flush + the FLAT/HNSW switch at `vectors.EXACT_MAX`), and prints it
+side by side with FAISS: write time and vectors/s, RSS growth of this process (milvus-lite runs
+in-process), size on disk, recall@10 against exact search, single-query p50/p95 through each
+store's `search`, and the cost of one more 1,000-vector write into the full index.
+
     python bench/scale.py              # 10k and 100k vectors, 100k-chunk hybrid latency (a few minutes)
     python bench/scale.py --big        # also 1M vectors (several minutes more, ~3 GB RAM)
+    python bench/scale.py --store both --vectors-only --big   # FAISS and Milvus side by side, docs/scaling.md
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import sqlite3
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import faiss
 import numpy as np
@@ -49,12 +61,15 @@ def clustered(n: int, seed: int = 0, centers: int = 1000) -> np.ndarray:
     return x
 
 
-def part1(n: int, queries: int = 200) -> None:
+def part1(n: int, queries: int = 200, store: str = "faiss") -> None:
     x = clustered(n)
     ids = np.arange(1, n + 1, dtype=np.int64)
     rng = np.random.default_rng(1)
     q = x[rng.integers(0, n, queries)] + 0.3 * rng.standard_normal((queries, DIM)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
+    if store != "faiss":
+        side_by_side(n, x, ids, q, store)
+        return
     rows = []
     for kind in dict.fromkeys(["exact", vectors.kind_for(n)]):
         m0, t0 = rss_mb(), time.perf_counter()
@@ -78,6 +93,156 @@ def part1(n: int, queries: int = 200) -> None:
         print(f"  {kind:<8}{build:>9.2f}{mem:>9.0f}{size:>9.0f}{recall:>11.3f}{per_query:>10.2f}{extra}")
     if len(rows) > 1:
         print(f"  {rows[1][0]} vs exact: {rows[0][5] / rows[1][5]:.1f}x faster per query")
+
+
+EXTRA = 1_000  # vectors of the "one more write" into the full index
+
+
+def _timed_queries(search: Callable[[np.ndarray], list[int]], q: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
+    """(top-10 ids, ms) of each query, one query at a time."""
+    found, ms = [], []
+    for v in q:
+        t0 = time.perf_counter()
+        found.append(search(v))
+        ms.append((time.perf_counter() - t0) * 1000)
+    return found, np.array(ms)
+
+
+def _recall(found: list[list[int]], exact: list[list[int]]) -> float:
+    return float(np.mean([len(set(f) & set(e)) / 10 for f, e in zip(found, exact, strict=False)]))
+
+
+def _meta_db() -> sqlite3.Connection:
+    """The `meta` table a vector batch reads and writes inside the store's transaction."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
+    return db
+
+
+def _extra(n: int) -> tuple[np.ndarray, np.ndarray]:
+    x = clustered(EXTRA, seed=7)
+    return np.arange(n + 1, n + EXTRA + 1, dtype=np.int64), x
+
+
+def faiss_side(n: int, x: np.ndarray, ids: np.ndarray, q: np.ndarray, where: Path) -> list[dict[str, Any]]:
+    """The exact FAISS index and the one the store picks: build + durable file, queries, one more write."""
+    from index.faiss_store import FaissVectors
+
+    rows = []
+    for kind in dict.fromkeys(["exact", vectors.kind_for(n)]):
+        m0, t0 = rss_mb(), time.perf_counter()
+        index = vectors.build(kind, DIM, ids, x)
+        path = where / "bench.faiss"
+        faiss.write_index(index, str(path))  # durable, as a store write is
+        with open(path, "rb+") as f:
+            os.fsync(f.fileno())
+        write = time.perf_counter() - t0
+        row: dict[str, Any] = {"name": f"faiss {kind}", "write": write, "index": None, "mem": rss_mb() - m0,
+                               "disk": path.stat().st_size / 2**20}
+        path.unlink()
+        owner = FaissVectors(where, DIM, lambda _: (np.zeros(0, np.int64), np.zeros((0, DIM), np.float32)))
+        owner.index = index
+
+        def search(v: np.ndarray, o: FaissVectors = owner) -> list[int]:
+            return [i for i, _ in o.search(v, 10)]
+
+        row["found"], row["ms"] = _timed_queries(search, q)
+        threads = faiss.omp_get_max_threads()  # a busy box stalls OpenMP's threads on single queries
+        faiss.omp_set_num_threads(1)
+        row["ms1"] = _timed_queries(search, q)[1]
+        faiss.omp_set_num_threads(threads)
+        if kind == vectors.kind_for(n):  # the store's write path: copy the index, add, write the next file
+            more_ids, more = _extra(n)
+            t0 = time.perf_counter()
+            batch = owner.begin()
+            batch.add(more_ids, more, more_ids // 10)
+            batch.prepare(_meta_db(), 2)
+            batch.finish()
+            row["more"] = time.perf_counter() - t0
+            del batch
+            for written in where.glob("vectors-*.faiss*"):
+                written.unlink()
+        rows.append(row)
+        del index, owner
+    return rows
+
+
+def milvus_side(n: int, x: np.ndarray, ids: np.ndarray, q: np.ndarray, where: Path) -> dict[str, Any]:
+    """The same vectors through the Milvus store's write path into a fresh milvus-lite collection."""
+    from index.milvus_store import MilvusVectors
+    from index.vector_store import VectorConfig
+
+    db = _meta_db()
+    m0 = rss_mb()
+    t0 = time.perf_counter()
+    mv = MilvusVectors(VectorConfig("milvus"), where, DIM)
+    t_open = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    batch = mv.begin()
+    batch.add(ids, x, ids // 10)  # 10 chunks per document
+    batch.prepare(db, 1)  # the marker, then the upsert (before the SQLite commit)
+    t_upsert = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    batch.finish()  # no deletes; flush, count, FLAT -> HNSW at EXACT_MAX
+    t_index = time.perf_counter() - t0
+    del batch
+    row: dict[str, Any] = {"name": f"milvus {mv.describe()['vector_index']}", "write": t_upsert + t_index,
+                           "index": t_index, "mem": rss_mb() - m0,
+                           "disk": sum(f.stat().st_size for f in (where / "milvus.db").rglob("*") if f.is_file()) / 2**20,
+                           "open": t_open}
+    print(f"  (milvus: upsert {n:,} vectors {t_upsert:.0f} s, index {t_index:.0f} s)", flush=True)
+    row["found"], row["ms"] = _timed_queries(lambda v: [i for i, _ in mv.search(v, 10)], q)
+    if mv.describe()["vector_index"] == "hnsw":  # recall is a search-time knob: HNSW's ef
+        from index import milvus_store
+
+        store_ef, row["ef"] = milvus_store.HNSW_EF, {}
+        for ef in sorted({128, 256, 512} - {store_ef}):
+            milvus_store.HNSW_EF = ef
+            row["ef"][ef] = _timed_queries(lambda v: [i for i, _ in mv.search(v, 10)], q)
+        milvus_store.HNSW_EF = store_ef
+        row["name"] += f" ef{store_ef}"
+    more_ids, more = _extra(n)
+    t0 = time.perf_counter()
+    batch = mv.begin()
+    batch.add(more_ids, more, more_ids // 10)
+    batch.prepare(db, 2)
+    batch.finish()
+    row["more"] = time.perf_counter() - t0
+    mv.close()
+    return row
+
+
+def side_by_side(n: int, x: np.ndarray, ids: np.ndarray, q: np.ndarray, store: str) -> None:
+    """Part 1 for `--store milvus|both`: one table per size, FAISS and Milvus on the same vectors and queries."""
+    # Single queries through milvus-lite cost far more at 1M; fewer of them keep the run in minutes.
+    mq = len(q) if n <= 100_000 else min(len(q), 50)
+    with tempfile.TemporaryDirectory(prefix="scale-") as tmp:
+        rows = faiss_side(n, x, ids, q, Path(tmp))
+        if store == "milvus":
+            rows = rows[:1]  # exact FAISS stays: it is the ground truth
+        rows.append(milvus_side(n, x, ids, q[:mq], Path(tmp)))
+    exact = rows[0]["found"]
+    print(f"\n{n:,} vectors x {DIM}-d; {len(q)} single queries ({mq} for Milvus); recall@10 vs exact FAISS")
+    print(f"  {'store/index':<15}{'write s':>9}{'vec/s':>9}{'index s':>9}{'RSS +MB':>9}{'disk MB':>9}"
+          f"{'recall@10':>11}{'p50 ms':>9}{'p95 ms':>9}{f'+{EXTRA:,} s':>10}")
+    for r in rows:
+        p50, p95 = np.percentile(r["ms"], [50, 95])
+        index_s = "" if r["index"] is None else f"{r['index']:.1f}"
+        more = f"{r['more']:.2f}" if "more" in r else ""
+        print(f"  {r['name']:<15}{r['write']:>9.1f}{n / r['write']:>9,.0f}{index_s:>9}{r['mem']:>9,.0f}"
+              f"{r['disk']:>9,.0f}{_recall(r['found'], exact):>11.3f}{p50:>9.2f}{p95:>9.2f}{more:>10}")
+    for r in rows:
+        for ef, (found, ms) in r.get("ef", {}).items():
+            p50, p95 = np.percentile(ms, [50, 95])
+            print(f"  {r['name'].split(' ef')[0]} searched with ef {ef}: recall@10 {_recall(found, exact):.3f}, "
+                  f"p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+        if "ms1" in r:
+            p50, p95 = np.percentile(r["ms1"], [50, 95])
+            print(f"  {r['name']} with 1 OpenMP thread: p50 {p50:.2f} ms, p95 {p95:.2f} ms")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"  milvus-lite opened in {rows[-1]['open']:.1f} s; Milvus write = upsert + index s (flush, FLAT/HNSW "
+          f"build); peak RSS so far {peak:,.0f} MB; load average {load} on {os.cpu_count()} cores")
 
 
 WORDS = np.array([f"{a}{b}{c}" for a in ("ka", "lo", "mi", "ne", "po", "ru", "si", "ta", "ve", "zo")
@@ -155,12 +320,20 @@ def main() -> None:
     ap.add_argument("--chunks", type=int, default=100_000, help="chunks in the hybrid-latency store")
     ap.add_argument("--keep", type=Path, help="build the latency store here once and re-use it")
     ap.add_argument("--latency-only", action="store_true", help="skip the vector-index part")
+    ap.add_argument("--store", choices=("faiss", "milvus", "both"), default="faiss",
+                    help="vector-index part: FAISS only (default), or Milvus (milvus-lite) beside exact FAISS, or both")
+    ap.add_argument("--sizes", help="vector-index part: comma-separated sizes instead of 10k,100k(,1M)")
+    ap.add_argument("--vectors-only", action="store_true", help="skip the hybrid-latency part")
     args = ap.parse_args()
     print(f"FAISS {faiss.__version__}, {faiss.omp_get_max_threads()} threads; exact below {vectors.EXACT_MAX:,} vectors")
     if not args.latency_only:
-        for n in [10_000, 100_000] + ([1_000_000] if args.big else []):
-            part1(n)
-    part2(args.chunks, args.keep)
+        sizes = [10_000, 100_000] + ([1_000_000] if args.big else [])
+        if args.sizes:
+            sizes = [int(v) for v in args.sizes.split(",")]
+        for n in sizes:
+            part1(n, store=args.store)
+    if not args.vectors_only:
+        part2(args.chunks, args.keep)
 
 
 if __name__ == "__main__":
