@@ -103,7 +103,9 @@ def build_index(
         model = settings.model
         if (directory / MANIFEST).exists():
             # An existing index decides the model; a different --model fails here, before any model loads.
-            model = Store.open(directory, settings.model, milvus_token=settings.token()).manifest.embedder
+            existing = Store.open(directory, settings.model, milvus_token=settings.token())
+            model = existing.manifest.embedder
+            existing.close()  # milvus-lite: one open client per file is enough
         embedder = make_embedder(model)
     store = Store.create(directory, embedder.name, embedder.dim, vectors=settings.vector_config_given(),
                          milvus_token=settings.token())

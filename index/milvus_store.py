@@ -376,8 +376,8 @@ class MilvusBatch:
                 owner._count = owner._milvus_count()
                 owner._fit_index()
         except Exception as exc:  # committed in SQLite; the marker stays and the next write repairs
-            log.warning("Milvus: deleting %d vectors after the commit failed (%s); the next write repairs it",
-                        len(self.removed), exc)
+            log.warning("Milvus: finishing the write after the commit failed (%d vectors to delete; %s); "
+                        "the next write repairs it", len(self.removed), exc)
             return
         _remove_marker(owner.path)
 
