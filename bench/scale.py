@@ -304,10 +304,14 @@ def part2(chunks_target: int, keep: Path | None) -> None:
             dense_t.append(time.perf_counter() - t0)
         ms = {name: np.percentile(t, [50, 95]) * 1000 for name, t in
               [("embed", embed_t), ("search", search_t), ("lexical", lex_t), ("dense", dense_t)]}
-        print(f"hybrid search at {store.vector_count:,} chunks ({store.vector_index_kind} vectors), {len(queries)} queries:")
+        import torch
+
+        print(f"hybrid search at {store.vector_count:,} chunks ({store.vector_index_kind} vectors), {len(queries)} queries "
+              f"(torch {torch.get_num_threads()} threads, OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')}, "
+              f"load {os.getloadavg()[0]:.1f}):")
         print(f"  embed the query alone   p50 {ms['embed'][0]:7.1f} ms   p95 {ms['embed'][1]:7.1f} ms")
         print(f"  full default search     p50 {ms['search'][0]:7.1f} ms   p95 {ms['search'][1]:7.1f} ms")
-        print(f"    of which FTS5 BM25    p50 {ms['lexical'][0]:7.1f} ms   p95 {ms['lexical'][1]:7.1f} ms  (runs while the query embeds)")
+        print(f"    of which FTS5 BM25    p50 {ms['lexical'][0]:7.1f} ms   p95 {ms['lexical'][1]:7.1f} ms  (after the embedding, beside FAISS)")
         print(f"    of which FAISS        p50 {ms['dense'][0]:7.1f} ms   p95 {ms['dense'][1]:7.1f} ms  (x2 with feedback)")
         r50, r95 = ms["search"][0] / ms["embed"][0], ms["search"][1] / ms["embed"][1]
         print(f"  ratio                   p50 {r50:7.2f} x   p95 {r95:7.2f} x   (target <= 1.5x)")

@@ -8,8 +8,11 @@ name from `MODES`:
 - `hybrid`: both, fused by plain reciprocal rank fusion (k=60), the textbook baseline;
 - `default`: both, fused as measured best (`DEFAULT_FUSION`); what `citewise search` runs.
 
-The lexical query runs in a worker thread while the query is embedded, so hybrid search costs
-little more than the embedding. Fused candidates are deduplicated (identical chunk text, as from a
+The query is embedded first, with nothing else running; the lexical query then runs in a worker
+thread, on its own SQLite connection, while FAISS searches. Torch spreads one embedding over every
+core with spinning OpenMP workers, so an FTS5 query beside it slows it down by about what the
+overlap saves (bench/scale.py, 100k chunks, two cores: 70-76 ms beside vs 67-73 ms after), and by
+far more on a busy machine. Fused candidates are deduplicated (identical chunk text, as from a
 file indexed under two paths, is shown once). An optional `Reranker` re-scores the top candidates.
 Query expansion with an LLM is left out: nothing here may call a model that is not local and small.
 """
@@ -121,8 +124,8 @@ def fused_candidates(store: Store, embedder: Embedder, query: str, k: int,
                      docs: Collection[str] | None, fusion: Fusion) -> list[tuple[int, float]]:
     """Dense and lexical candidates fused by `fusion`, best first (ids, not yet hits)."""
     depth = max(fusion.depth, 2 * k)
+    q = embedder.embed_query(query)  # first and alone: see the module docstring
     lexical = _pool.submit(store.lexical_search, query, depth, docs, fusion.context_weight)
-    q = embedder.embed_query(query)
     dense = _dense_vec(store, q, depth, docs)
     lex = lexical.result()
     fused = _fuse(dense, lex, fusion)

@@ -36,9 +36,9 @@ from ingest import Chunk, Document
 
 from . import lexical, meta
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
-from .faiss_store import collect_garbage, fsync_dir
+from .faiss_store import collect_garbage
 from .migrations import MIGRATIONS, migrate, schema_version
-from .vector_store import VectorBatch, VectorCheck, VectorConfig, VectorStore, open_vector_store
+from .vector_store import VectorBatch, VectorCheck, VectorConfig, VectorStore, fsync_dir, open_vector_store
 
 log = logging.getLogger(__name__)
 
@@ -434,10 +434,30 @@ class Store:
 
     def lexical_search(self, query: str, k: int, docs: Iterable[str] | None = None,
                        context_weight: float = 0.5) -> list[tuple[int, float]]:
-        """(faiss id, BM25 score) of the `k` best chunks by FTS5; only in `docs` (paths) when given."""
+        """(chunk id, BM25 score) of the `k` best chunks by FTS5; only in `docs` (paths) when given.
+
+        Runs on a read connection of its own: an FTS5 query of tens of milliseconds holds up
+        neither the dense search (`Searcher` runs both at once) nor other threads' chunk fetches.
+        """
         doc_ids = None if docs is None else self.doc_ids(docs)
-        with self._lock:
-            return lexical.search(self._db, query, k, context_weight=context_weight, doc_ids=doc_ids)
+        db, lock = self._lexical_db()
+        with lock:
+            return lexical.search(db, query, k, context_weight=context_weight, doc_ids=doc_ids)
+
+    def _lexical_db(self) -> tuple[sqlite3.Connection, threading.Lock]:
+        """The lexical search's read-only connection and its lock, opened on first use (closed with the object)."""
+        import weakref
+
+        found: tuple[sqlite3.Connection, threading.Lock] | None = getattr(self, "_lexical", None)
+        if found is None:
+            with self._lock:  # only to open it once
+                found = getattr(self, "_lexical", None)
+                if found is None:
+                    db = self._connect()
+                    db.execute("PRAGMA query_only=ON")
+                    found = self._lexical = (db, threading.Lock())
+                    weakref.finalize(self, db.close)
+        return found
 
     def dense_search_in(self, query: np.ndarray, docs: Iterable[str], k: int) -> list[tuple[int, float]]:
         """Cosine search restricted to the chunks of `docs` (paths)."""

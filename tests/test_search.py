@@ -1,7 +1,7 @@
 """Retrieval: tokenizer, fusion, owner scoping, modes, restriction to documents, dedup, reranking.
 
 Unit tests of pure functions need no model; search tests run the real model on the seed index.
-Tests of the lexical index alone (document frequencies) use a store of generated
+Tests of the lexical index alone (document frequencies, its connection) use a store of generated
 text with the FAKE `HashEmbedder` (tests/index_helpers.py): SQLite, FTS5 and FAISS are the real ones.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -77,7 +78,7 @@ def test_find_scope_names_owners_and_strips_their_names() -> None:
     assert find_scope("Alan Turing", OWNERS, within=["/d/ada.txt"]) is None
 
 
-# -- lexical index: document frequencies ---------------------------------------------------------
+# -- lexical index: document frequencies and its own connection ----------------------------------
 _STEMS = ["network", "graph", "model", "train", "layer", "kernel", "cluster", "paper", "result", "method"]
 
 
@@ -149,6 +150,30 @@ def test_capped_counts_leave_out_the_same_terms_as_full_counts(zipf_store: Store
     assert left_out > 100  # the rule did leave terms out, so the comparison means something
 
 
+def test_lexical_search_does_not_wait_for_the_store_lock(zipf_store: Store) -> None:
+    first = zipf_store.lexical_search("network term5", 5)
+    assert first
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with zipf_store._lock:  # as a long read or a refresh in another thread would
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(5)
+        out: list = []
+        searching = threading.Thread(target=lambda: out.append(zipf_store.lexical_search("network term5", 5)))
+        searching.start()
+        searching.join(5)
+        assert out == [first]  # finished while the store lock was held, with the same answer
+    finally:
+        release.set()
+        holder.join()
+
+
 # -- search on the real seed index (real model) --------------------------------------------------
 @pytest.fixture(scope="module")
 def searcher(seed_index_dir: Path, embedder) -> Searcher:
@@ -212,6 +237,35 @@ def test_duplicate_files_are_shown_once(tmp_path: Path, embedder) -> None:
     hits = Searcher(store, embedder).search("Netflix internship", k=10)
     texts = [h.text for h in hits]
     assert len(texts) == len(set(texts))
+
+
+@pytest.mark.slow
+def test_the_query_is_embedded_before_the_lexical_query_starts(seed_index_dir: Path, embedder, monkeypatch) -> None:
+    """Nothing runs beside the embedding: torch's OpenMP workers and an FTS5 query slow each other down."""
+    store = Store.open(seed_index_dir)
+    events: list[str] = []
+
+    class Recording:
+        name, dim = embedder.name, embedder.dim
+
+        def embed_documents(self, texts):
+            return embedder.embed_documents(texts)
+
+        def embed_query(self, text: str):
+            events.append("embedding")
+            vec = embedder.embed_query(text)
+            events.append("embedded")
+            return vec
+
+    search_lexical = store.lexical_search
+
+    def recorded(*args, **kwargs):
+        events.append("lexical")
+        return search_lexical(*args, **kwargs)
+
+    monkeypatch.setattr(store, "lexical_search", recorded)
+    hits = Searcher(store, Recording()).search("graph neural networks", k=5)
+    assert hits and events == ["embedding", "embedded", "lexical"]
 
 
 # -- reranker seam --------------------------------------------------------------------------------
