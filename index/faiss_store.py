@@ -24,18 +24,9 @@ import faiss
 import numpy as np
 
 from . import meta, vectors
-from .vector_store import Members, VectorCheck, stored_vectors
+from .vector_store import Members, VectorCheck, fsync_dir, stored_vectors
 
 log = logging.getLogger(__name__)
-
-
-def fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def index_from_db(db: sqlite3.Connection, dim: int, kind: str | None) -> faiss.Index:

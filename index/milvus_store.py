@@ -30,7 +30,7 @@ import numpy as np
 
 from . import vectors
 from .errors import IndexLocked, VectorStoreError
-from .vector_store import VectorCheck, VectorConfig, stored_vectors
+from .vector_store import VectorCheck, VectorConfig, fsync_dir, stored_vectors
 
 log = logging.getLogger(__name__)
 
@@ -321,12 +321,7 @@ def _write_marker(path: Path) -> None:
         f.write("a write to the Milvus collection is in progress or was cut short; the next write repairs it\n")
         f.flush()
         os.fsync(f.fileno())
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    fsync_dir(path)
 
 
 def _remove_marker(path: Path) -> None:

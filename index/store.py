@@ -36,9 +36,9 @@ from ingest import Chunk, Document
 
 from . import lexical, meta
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
-from .faiss_store import collect_garbage, fsync_dir
+from .faiss_store import collect_garbage
 from .migrations import MIGRATIONS, migrate, schema_version
-from .vector_store import VectorBatch, VectorCheck, VectorConfig, VectorStore, open_vector_store
+from .vector_store import VectorBatch, VectorCheck, VectorConfig, VectorStore, fsync_dir, open_vector_store
 
 log = logging.getLogger(__name__)
 

@@ -18,6 +18,7 @@ before it commits, `finish` right after, `abort` when it rolls back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -106,6 +107,16 @@ class VectorStore(Protocol):
         """What `citewise stats` shows about the vectors."""
 
     def close(self) -> None: ...
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in `path` durable (best effort where directories cannot be opened)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def open_vector_store(config: VectorConfig, path: Path, dim: int, members: Members,
