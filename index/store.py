@@ -259,6 +259,10 @@ class Store:
         with self._lock:
             self._db.close()
             self._vectors.close()
+            lexical_db = getattr(self, "_lexical", None)
+        if lexical_db is not None:
+            with lexical_db[1]:
+                lexical_db[0].close()
 
     # -- generations -----------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
