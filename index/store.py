@@ -32,13 +32,21 @@ from typing import Any
 import numpy as np
 from filelock import FileLock, Timeout
 
-from ingest import Chunk, Document
-
 from . import lexical, meta
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
 from .migrations import MIGRATIONS, migrate, schema_version
-from .vector_store import VectorBatch, VectorCheck, VectorConfig, VectorStore, fsync_dir, open_vector_store
+from .vector_store import (
+    VectorCheck,
+    VectorConfig,
+    VectorStore,
+    check_new_collection,
+    describe_config,
+    fsync_dir,
+    open_vector_store,
+    resolve_config,
+)
+from .writer import Writer
 
 log = logging.getLogger(__name__)
 
@@ -103,14 +111,6 @@ class StoredChunk:
         return d
 
 
-def faiss_id(chunk_id: str) -> int:
-    """A stable positive int64 from the content-derived chunk id (60 bits of its hash)."""
-    return int(chunk_id[:15], 16)
-
-
-_meta_of = meta.get
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
@@ -119,19 +119,6 @@ def _write_atomic(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
     os.replace(tmp, path)
     fsync_dir(path.parent)
-
-
-def _resolve_vectors(config: VectorConfig, path: Path) -> VectorConfig:
-    """`config` as recorded for the index at `path`: milvus-lite paths made absolute, a collection named."""
-    if config.store != "milvus":
-        return VectorConfig()
-    from .milvus_store import default_collection, default_uri, is_server
-
-    uri = config.uri or default_uri(path)
-    if not is_server(uri):  # a file inside the index directory is recorded relative to it: the index can move
-        full = Path(uri).expanduser().resolve()
-        uri = str(full.relative_to(path.resolve())) if full.is_relative_to(path.resolve()) else str(full)
-    return VectorConfig("milvus", uri, config.collection or default_collection(path), config.db_name)
 
 
 _CHUNK_SELECT = """
@@ -177,10 +164,10 @@ class Store:
                 f"The index at {p} was built with the embedding model {manifest.embedder!r}, not {embedder!r}. "
                 f"Use --model {manifest.embedder} or build a new index in another directory."
             )
-        if vectors is not None and _resolve_vectors(vectors, p) != manifest.vector_config:
+        if vectors is not None and resolve_config(vectors, p) != manifest.vector_config:
             raise VectorStoreError(
-                f"The index at {p} keeps its vectors in {_describe_config(manifest.vector_config)}, not in "
-                f"{_describe_config(_resolve_vectors(vectors, p))}. Drop the --store/--milvus-* options to use it "
+                f"The index at {p} keeps its vectors in {describe_config(manifest.vector_config)}, not in "
+                f"{describe_config(resolve_config(vectors, p))}. Drop the --store/--milvus-* options to use it "
                 "as it is, or build a new index in another directory."
             )
         cls._upgrade(p)
@@ -191,7 +178,7 @@ class Store:
         """Apply pending schema migrations and re-tokenise for a new lexical tokenizer, under the writer lock."""
         db = sqlite3.connect(p / DATABASE, isolation_level=None)
         try:
-            current = schema_version(db) >= len(MIGRATIONS) and _meta_of(db, "lexical_version") == lexical.LEXICAL_VERSION
+            current = schema_version(db) >= len(MIGRATIONS) and meta.get(db, "lexical_version") == lexical.LEXICAL_VERSION
             if current:
                 return
             try:
@@ -203,7 +190,7 @@ class Store:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     migrate(db)
-                    if _meta_of(db, "lexical_version") != lexical.LEXICAL_VERSION:
+                    if meta.get(db, "lexical_version") != lexical.LEXICAL_VERSION:
                         log.info("re-tokenising the lexical index of %s", p)
                         lexical.rebuild(db)
                     db.execute("COMMIT")
@@ -226,7 +213,7 @@ class Store:
         if (p / MANIFEST).exists():
             return cls.open(p, embedder, vectors=vectors, milvus_token=milvus_token)
         p.mkdir(parents=True, exist_ok=True)
-        config = _resolve_vectors(vectors or VectorConfig(), p.resolve())
+        config = resolve_config(vectors or VectorConfig(), p.resolve())
         with FileLock(str(p / ".lock"), timeout=0):
             if not (p / MANIFEST).exists():
                 db = sqlite3.connect(p / DATABASE, isolation_level=None)
@@ -241,7 +228,7 @@ class Store:
                 manifest = Manifest(FORMAT, FORMAT_VERSION, embedder, dim, datetime.now(UTC).isoformat(),
                                     config.to_dict() if config.store != "faiss" else {})
                 if config.store != "faiss":  # refuse a collection that holds someone else's vectors
-                    _check_new_collection(config, p, dim, milvus_token)
+                    check_new_collection(config, p, dim, milvus_token)
                 # The manifest last: a directory without it is not an index yet.
                 _write_atomic(p / MANIFEST, json.dumps(manifest.to_dict(), indent=2).encode())
         return cls.open(p, embedder, milvus_token=milvus_token)
@@ -266,7 +253,7 @@ class Store:
 
     # -- generations -----------------------------------------------------------------------
     def _meta(self, key: str) -> str | None:
-        return _meta_of(self._db, key)
+        return meta.get(self._db, key)
 
     def refresh(self) -> None:
         """Catch up with the vectors of the current generation if another process committed a newer one."""
@@ -329,7 +316,12 @@ class Store:
         """Bring the vector store in line with the chunk rows (when a write was cut short, or always with `force`)."""
         if not (force or self._vectors.needs_repair()):
             return VectorCheck()
-        with self._write_lock(), self._lock:
+        with self._write_lock():
+            return self._repair()
+
+    def _repair(self) -> VectorCheck:
+        """`VectorStore.repair` in one read snapshot of the chunk rows; the caller holds the write lock."""
+        with self._lock:
             self._db.execute("BEGIN")
             try:
                 return self._vectors.repair(self._db)
@@ -496,12 +488,7 @@ class Store:
         with self._write_lock(timeout):
             self.refresh()
             if self._vectors.needs_repair():  # an earlier write was cut short
-                with self._lock:
-                    self._db.execute("BEGIN")
-                    try:
-                        self._vectors.repair(self._db)
-                    finally:
-                        self._db.execute("COMMIT")
+                self._repair()
             db = self._connect()
             try:
                 db.execute("BEGIN IMMEDIATE")
@@ -522,97 +509,3 @@ class Store:
                     self._owners = None
             if self._vectors.name == "faiss":
                 collect_garbage(self.path, self._meta("faiss_file"))
-
-
-class Writer:
-    """Changes of one write transaction; visible to readers only when the transaction commits."""
-
-    def __init__(self, store: Store, db: sqlite3.Connection, batch: VectorBatch) -> None:
-        self.store = store
-        self.db = db
-        self.batch = batch
-        self.changed = False
-
-    def remove_document(self, path: str) -> int:
-        """Remove a document and its chunks; returns the number of chunks removed."""
-        ids = [r[0] for r in self.db.execute(
-            "SELECT c.id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE d.path = ?", (path,)
-        )]
-        lexical.delete_rows(self.db, ids)
-        self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
-        cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
-        if ids:
-            self.batch.remove(np.array(ids, dtype=np.int64))
-        self.changed = self.changed or cur.rowcount > 0
-        return len(ids)
-
-    def move_document(self, old: str, new: str, mtime_ns: int | None = None) -> None:
-        """A renamed or moved file: same content, same chunks and vectors, new path and mtime.
-
-        `new == old` only records the mtime of a touched file (same bytes, new mtime): no new generation.
-        """
-        self.db.execute("UPDATE documents SET path = ?, mtime_ns = ? WHERE path = ?", (new, mtime_ns, old))
-        self.changed = self.changed or new != old
-
-    def add_document(self, doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray, size: int,
-                     mtime_ns: int | None = None) -> None:
-        """Add (or replace) `doc` with its chunks and their vectors (one row per chunk, normalised).
-
-        `size` and `mtime_ns` are the file's, taken before it was read (see `DocRecord.mtime_ns`).
-        """
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{doc.path}: {len(chunks)} chunks but {len(vectors)} vectors")
-        self.remove_document(doc.path)
-        cur = self.db.execute(
-            "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text, mtime_ns)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (doc.path, doc.sha256, doc.format, doc.title, doc.owner, len(doc.pages) or None, len(chunks), size,
-             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns),
-        )
-        doc_id = cur.lastrowid
-        vecs = np.ascontiguousarray(vectors, dtype="<f4")
-        ids = np.array([faiss_id(c.chunk_id) for c in chunks], dtype=np.int64)
-        self.db.executemany(
-            "INSERT INTO chunks(id, chunk_id, doc_id, ord, start, end, page, section, text, context, vector)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (int(i), c.chunk_id, doc_id, c.ord, c.start, c.end, c.page, c.section, c.text, c.context, v.tobytes())
-                for i, c, v in zip(ids, chunks, vecs, strict=True)
-            ],
-        )
-        lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)])
-        if len(ids):
-            self.batch.add(ids, vecs, np.full(len(ids), doc_id, dtype=np.int64))
-        self.changed = True
-
-    def _commit(self) -> int | None:
-        """Commit; returns the new generation (None when nothing changed)."""
-        if not self.changed:
-            self.db.execute("COMMIT")
-            return None
-        gen = int(meta.get(self.db, "generation") or 0) + 1
-        self.batch.prepare(self.db, gen)
-        meta.put(self.db, "generation", gen)
-        self.db.execute("COMMIT")  # the switch: readers see the new generation from here on
-        return gen
-
-
-def _describe_config(config: VectorConfig) -> str:
-    if config.store == "faiss":
-        return "FAISS files inside the index directory"
-    return f"the Milvus collection {config.collection!r} at {config.uri}"
-
-
-def _check_new_collection(config: VectorConfig, path: Path, dim: int, token: str | None) -> None:
-    """A new index must not adopt a Milvus collection that already holds vectors (another index's)."""
-    vs = open_vector_store(config, path, dim, lambda _: (np.zeros(0, np.int64), np.zeros((0, dim), np.float32)),
-                           token)
-    try:
-        vs.load(sqlite3.connect(":memory:"))
-        if vs.count():
-            raise VectorStoreError(
-                f"The Milvus collection {config.collection!r} at {config.uri} already holds {vs.count()} vectors "
-                "of another index; choose another --milvus-collection (or drop that collection)."
-            )
-    finally:
-        vs.close()

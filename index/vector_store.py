@@ -28,6 +28,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from .errors import VectorStoreError
+
 STORES = ("faiss", "milvus")
 
 # doc ids -> (chunk ids, their stored vectors): how a store without filters searches some documents
@@ -148,3 +150,37 @@ def stored_vectors(db: sqlite3.Connection, dim: int, where: str = "", params: Se
             vecs[pos] = np.frombuffer(blob, dtype="<f4")
             pos += 1
     return ids[:pos], docs[:pos], vecs[:pos]
+
+
+def resolve_config(config: VectorConfig, path: Path) -> VectorConfig:
+    """`config` as recorded for the index at `path`: milvus-lite paths made absolute, a collection named."""
+    if config.store != "milvus":
+        return VectorConfig()
+    from .milvus_store import default_collection, default_uri, is_server
+
+    uri = config.uri or default_uri(path)
+    if not is_server(uri):  # a file inside the index directory is recorded relative to it: the index can move
+        full = Path(uri).expanduser().resolve()
+        uri = str(full.relative_to(path.resolve())) if full.is_relative_to(path.resolve()) else str(full)
+    return VectorConfig("milvus", uri, config.collection or default_collection(path), config.db_name)
+
+
+def describe_config(config: VectorConfig) -> str:
+    if config.store == "faiss":
+        return "FAISS files inside the index directory"
+    return f"the Milvus collection {config.collection!r} at {config.uri}"
+
+
+def check_new_collection(config: VectorConfig, path: Path, dim: int, token: str | None) -> None:
+    """A new index must not adopt a Milvus collection that already holds vectors (another index's)."""
+    vs = open_vector_store(config, path, dim, lambda _: (np.zeros(0, np.int64), np.zeros((0, dim), np.float32)),
+                           token)
+    try:
+        vs.load(sqlite3.connect(":memory:"))
+        if vs.count():
+            raise VectorStoreError(
+                f"The Milvus collection {config.collection!r} at {config.uri} already holds {vs.count()} vectors "
+                "of another index; choose another --milvus-collection (or drop that collection)."
+            )
+    finally:
+        vs.close()

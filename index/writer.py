@@ -1,0 +1,103 @@
+"""A write transaction's changes: documents and their chunks in SQLite, their vectors in a `VectorBatch`.
+
+`Store.writer()` opens one (under the index's file lock, inside `BEGIN IMMEDIATE`) and commits it:
+readers see nothing until the SQLite commit, which also advances `meta.generation`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ingest import Chunk, Document
+
+from . import lexical, meta
+from .vector_store import VectorBatch
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+def faiss_id(chunk_id: str) -> int:
+    """A stable positive int64 from the content-derived chunk id (60 bits of its hash)."""
+    return int(chunk_id[:15], 16)
+
+
+_meta_of = meta.get
+
+
+class Writer:
+    """Changes of one write transaction; visible to readers only when the transaction commits."""
+
+    def __init__(self, store: Store, db: sqlite3.Connection, batch: VectorBatch) -> None:
+        self.store = store
+        self.db = db
+        self.batch = batch
+        self.changed = False
+
+    def remove_document(self, path: str) -> int:
+        """Remove a document and its chunks; returns the number of chunks removed."""
+        ids = [r[0] for r in self.db.execute(
+            "SELECT c.id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE d.path = ?", (path,)
+        )]
+        lexical.delete_rows(self.db, ids)
+        self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
+        cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
+        if ids:
+            self.batch.remove(np.array(ids, dtype=np.int64))
+        self.changed = self.changed or cur.rowcount > 0
+        return len(ids)
+
+    def move_document(self, old: str, new: str, mtime_ns: int | None = None) -> None:
+        """A renamed or moved file: same content, same chunks and vectors, new path and mtime.
+
+        `new == old` only records the mtime of a touched file (same bytes, new mtime): no new generation.
+        """
+        self.db.execute("UPDATE documents SET path = ?, mtime_ns = ? WHERE path = ?", (new, mtime_ns, old))
+        self.changed = self.changed or new != old
+
+    def add_document(self, doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray, size: int,
+                     mtime_ns: int | None = None) -> None:
+        """Add (or replace) `doc` with its chunks and their vectors (one row per chunk, normalised).
+
+        `size` and `mtime_ns` are the file's, taken before it was read (see `DocRecord.mtime_ns`).
+        """
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{doc.path}: {len(chunks)} chunks but {len(vectors)} vectors")
+        self.remove_document(doc.path)
+        cur = self.db.execute(
+            "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text, mtime_ns)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (doc.path, doc.sha256, doc.format, doc.title, doc.owner, len(doc.pages) or None, len(chunks), size,
+             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns),
+        )
+        doc_id = cur.lastrowid
+        vecs = np.ascontiguousarray(vectors, dtype="<f4")
+        ids = np.array([faiss_id(c.chunk_id) for c in chunks], dtype=np.int64)
+        self.db.executemany(
+            "INSERT INTO chunks(id, chunk_id, doc_id, ord, start, end, page, section, text, context, vector)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (int(i), c.chunk_id, doc_id, c.ord, c.start, c.end, c.page, c.section, c.text, c.context, v.tobytes())
+                for i, c, v in zip(ids, chunks, vecs, strict=True)
+            ],
+        )
+        lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)])
+        if len(ids):
+            self.batch.add(ids, vecs, np.full(len(ids), doc_id, dtype=np.int64))
+        self.changed = True
+
+    def _commit(self) -> int | None:
+        """Commit; returns the new generation (None when nothing changed)."""
+        if not self.changed:
+            self.db.execute("COMMIT")
+            return None
+        gen = int(meta.get(self.db, "generation") or 0) + 1
+        self.batch.prepare(self.db, gen)
+        meta.put(self.db, "generation", gen)
+        self.db.execute("COMMIT")  # the switch: readers see the new generation from here on
+        return gen
