@@ -76,7 +76,10 @@ def convex(lists: Sequence[Ranked], weights: Sequence[float], norm: str = "minma
     ids = {i for r in lists for i, _ in r}
     normed = [normalise(r, f, len(ids)) if normalise is zscore else normalise(r, f)
               for r, f in zip(lists, floors, strict=True)]
-    scores = {i: sum(w * n.get(i, f) for (n, f), w in zip(normed, weights, strict=True)) for i in ids}
+    scores = dict.fromkeys(ids, 0.0)
+    for (n, f), w in zip(normed, weights, strict=True):
+        for i in scores:
+            scores[i] += w * n.get(i, f)
     return sorted(scores.items(), key=lambda t: (-t[1], t[0]))
 
 def interleave(ranked: Ranked, group_of: dict[int, str]) -> Ranked:

@@ -12,7 +12,9 @@ column), so what counts as a term is decided in one place for documents and quer
   `multi-GPU` matches `multi GPU` and `multigpu`;
 - English stopwords are dropped; FTS5's porter stemmer folds `networks` into `network`.
 
-Phrase queries and field boosts beyond `context` vs `text` are left out; ranking is FTS5's BM25.
+Phrase queries and field boosts beyond `context` vs `text` are left out. Ranking is FTS5's BM25,
+computed from the term postings of `index.postings` (same scores, a fraction of the time);
+`fts5_search` asks FTS5's own `bm25()`, the reference the postings are tested and benched against.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ import sqlite3
 import unicodedata
 from collections.abc import Collection, Iterable, Sequence
 
-FREQUENT_SHARE = 0.25  # in indexes of FREQUENT_MIN_CHUNKS chunks or more, query terms in a larger share
-FREQUENT_MIN_CHUNKS = 20_000  # of the chunks are left out of the lexical query (speed, see frequent_terms)
-POSTINGS_BUDGET = 12_000  # ... and the kept terms' postings stay within this (rarest terms first)
+import numpy as np
+
+from . import postings
+
 LEXICAL_VERSION = "2"  # bump when `terms` changes: open indexes re-tokenise their chunks
 FTS_TABLE = "chunks_fts"
-FTS_TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '.#+'"
+FTS_TOKENIZE = postings.TOKENIZE
 
 # Lucene's English list plus common question words: terms that say nothing about a passage.
 _STOPWORD_TEXT = """a an and are as at be but by for if in into is it no not of on or such that the their then there
@@ -84,63 +87,30 @@ def match_query(query: str, drop: Collection[str] = ()) -> str | None:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in seen)
 
 
-def frequent_terms(db: sqlite3.Connection, query: str) -> set[str]:
-    """Query terms left out of the lexical query of a large index (the rarest term is always kept).
-
-    FTS5 scores every row that holds any query term, so its cost is the sum of the terms' document
-    frequencies. In indexes of `FREQUENT_MIN_CHUNKS` chunks or more, terms are taken rarest first
-    while their postings stay within `POSTINGS_BUDGET`, and never a term in more than
-    `FREQUENT_SHARE` of the chunks. What is left out are common words that weigh little in BM25 and
-    that dense retrieval covers; names, acronyms and numbers (the reason for a lexical index) are
-    rare and kept. Frequencies are counted by FTS5 itself, so stemmed forms count right, and only
-    up to the limit: a term past it is left out whatever its exact count (unless every term is
-    past it: then the exact counts pick the rarest); on the 100k-chunk bench (bench/scale.py) that
-    leaves the median query as it was and cuts the 95th percentile by a third. An `fts5vocab`
-    table is not free either: it walks each term's whole doclist too (4.6 ms vs 8.1 ms for the
-    full counts of a bench query), and it cannot stop at a limit.
-    """
-    ts = list(dict.fromkeys(terms(query)))
-    if len(ts) < 2:
-        return set()
-    n = db.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}_docsize").fetchone()[0]
-    if n < FREQUENT_MIN_CHUNKS:
-        return set()
-    limit = int(min(POSTINGS_BUDGET, FREQUENT_SHARE * n))
-    df = {t: _document_frequency(db, t, limit + 1) for t in ts}
-    if all(d > limit for d in df.values()):
-        df = {t: _document_frequency(db, t) for t in ts}
-    kept: list[str] = []
-    total = 0
-    for t in sorted(ts, key=lambda t: df[t]):
-        if kept and (df[t] > FREQUENT_SHARE * n or total + df[t] > POSTINGS_BUDGET):
-            break
-        kept.append(t)
-        total += df[t]
-    return set(ts) - set(kept)
-
-
-def _document_frequency(db: sqlite3.Connection, term: str, cap: int | None = None) -> int:
-    """Chunks holding `term` (after FTS5's stemming), counted up to `cap`: a doclist walk, no scoring."""
-    quoted = '"' + term.replace('"', '""') + '"'
-    rows = f"SELECT 1 FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?" + ("" if cap is None else " LIMIT ?")
-    params: tuple[object, ...] = (quoted,) if cap is None else (quoted, cap)
-    return int(db.execute(f"SELECT COUNT(*) FROM ({rows})", params).fetchone()[0])
-
-
 def create_table(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5(text, context, tokenize=\"{FTS_TOKENIZE}\")")
+    postings.create_table(db)
 
 
-def insert_rows(db: sqlite3.Connection, rows: Iterable[tuple[int, str, str]]) -> None:
-    """Index (faiss id, chunk text, chunk context) rows; call inside the chunk rows' transaction."""
-    db.executemany(
-        f"INSERT INTO {FTS_TABLE}(rowid, text, context) VALUES (?, ?, ?)",
-        [(i, lexical_doc(t), lexical_doc(c)) for i, t, c in rows],
-    )
+def insert_rows(db: sqlite3.Connection, rows: Iterable[tuple[int, str, str]]) -> list[postings.Row]:
+    """Index (chunk id, chunk text, chunk context) rows; call inside the chunk rows' transaction.
+
+    Returns the rows as stored (pre-tokenised), for the transaction's `postings.Delta`.
+    """
+    stored = [(int(i), lexical_doc(t), lexical_doc(c)) for i, t, c in rows]
+    db.executemany(f"INSERT INTO {FTS_TABLE}(rowid, text, context) VALUES (?, ?, ?)", stored)
+    return stored
 
 
-def delete_rows(db: sqlite3.Connection, ids: Sequence[int]) -> None:
-    db.executemany(f"DELETE FROM {FTS_TABLE} WHERE rowid = ?", [(int(i),) for i in ids])
+def delete_rows(db: sqlite3.Connection, ids: Sequence[int]) -> list[postings.Row]:
+    """Remove chunks from FTS5; returns their stored rows, for the transaction's `postings.Delta`."""
+    stored: list[postings.Row] = []
+    for start in range(0, len(ids), 500):
+        part = [int(i) for i in ids[start : start + 500]]
+        q = f"SELECT rowid, text, context FROM {FTS_TABLE} WHERE rowid IN ({','.join('?' * len(part))})"
+        stored.extend((int(i), t, c) for i, t, c in db.execute(q, part))
+    db.executemany(f"DELETE FROM {FTS_TABLE} WHERE rowid = ?", [(r[0],) for r in stored])
+    return stored
 
 
 def rebuild(db: sqlite3.Connection) -> None:
@@ -149,7 +119,15 @@ def rebuild(db: sqlite3.Connection) -> None:
     cur = db.execute("SELECT id, text, context FROM chunks")
     while rows := cur.fetchmany(2000):
         insert_rows(db, rows)
+    rebuild_postings(db)
     db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('lexical_version', ?)", (LEXICAL_VERSION,))
+
+
+def rebuild_postings(db: sqlite3.Connection) -> None:
+    """The BM25 postings of every row in the FTS5 table, inside the caller's transaction."""
+    postings.create_table(db)
+    rows = db.execute(f"SELECT rowid, text, context FROM {FTS_TABLE}").fetchall()
+    postings.rebuild(db, rows)
 
 
 def search(
@@ -159,16 +137,27 @@ def search(
     *,
     context_weight: float = 0.5,
     doc_ids: Sequence[int] | None = None,
+    cache: postings.Cache | None = None,
 ) -> list[tuple[int, float]]:
-    """(faiss id, BM25 score, higher is better) of the `k` best chunks; only in `doc_ids` when given."""
-    expr = match_query(query, frequent_terms(db, query))
-    if expr is None or k <= 0 or (doc_ids is not None and not doc_ids):
+    """(chunk id, BM25 score, higher is better) of the `k` best chunks; only in `doc_ids` when given.
+
+    FTS5's BM25 over the query's terms OR-ed, computed from `index.postings` (same ranking as
+    `bm25()` with weights 1.0 for the text and `context_weight` for the context column).
+    """
+    if k <= 0 or (doc_ids is not None and not doc_ids):
         return []
-    sql = f"SELECT rowid, bm25({FTS_TABLE}, 1.0, ?) AS s FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
-    params: list[object] = [context_weight, expr]
+    allowed = None
     if doc_ids is not None:
-        sql += f" AND rowid IN (SELECT id FROM chunks WHERE doc_id IN ({','.join('?' * len(doc_ids))}))"
-        params.extend(doc_ids)
-    sql += " ORDER BY s LIMIT ?"
-    params.append(k)
-    return [(int(i), -float(s)) for i, s in db.execute(sql, params)]
+        q = (f"SELECT r.row FROM {postings.ROWS} r JOIN chunks c ON c.id = r.id"
+             f" WHERE c.doc_id IN ({','.join('?' * len(doc_ids))})")
+        allowed = np.array([r[0] for r in db.execute(q, list(doc_ids))], dtype=np.int64)
+    return postings.search(db, terms(query), k, context_weight=context_weight, allowed=allowed, cache=cache)
+
+
+def fts5_search(db: sqlite3.Connection, query: str, k: int, *, context_weight: float = 0.5) -> list[tuple[int, float]]:
+    """`search` done by FTS5's own `bm25()` (the reference; ~3 µs per matching row, see `index.postings`)."""
+    expr = match_query(query)
+    if expr is None or k <= 0:
+        return []
+    sql = f"SELECT rowid, bm25({FTS_TABLE}, 1.0, ?) AS s FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY s LIMIT ?"
+    return [(int(i), -float(s)) for i, s in db.execute(sql, (context_weight, expr, k))]

@@ -67,7 +67,17 @@ def m003_document_mtime(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE documents ADD COLUMN mtime_ns INTEGER")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [m001_create_tables, m002_lexical_index, m003_document_mtime]
+def m004_lexical_postings(db: sqlite3.Connection) -> None:
+    """Term postings for exact BM25 without FTS5's per-row scoring (`index.postings`), built from
+    the pre-tokenised rows FTS5 already holds."""
+    from . import lexical
+
+    lexical.rebuild_postings(db)
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
+    m001_create_tables, m002_lexical_index, m003_document_mtime, m004_lexical_postings,
+]
 
 
 def schema_version(db: sqlite3.Connection) -> int:

@@ -8,11 +8,11 @@ name from `MODES`:
 - `hybrid`: both, fused by plain reciprocal rank fusion (k=60), the textbook baseline;
 - `default`: both, fused as measured best (`DEFAULT_FUSION`); what `citewise search` runs.
 
-The query is embedded first, with nothing else running; the lexical query then runs in a worker
-thread, on its own SQLite connection, while FAISS searches. Torch spreads one embedding over every
-core with spinning OpenMP workers, so an FTS5 query beside it slows it down by about what the
-overlap saves (bench/scale.py, 100k chunks, two cores: 70-76 ms beside vs 67-73 ms after), and by
-far more on a busy machine. Fused candidates are deduplicated (identical chunk text, as from a
+One step at a time, in one thread: embed the query, BM25 (`index.postings`: exact FTS5
+ranking from cached term impacts, ~1.5 ms at 100k chunks), FAISS, fusion, feedback. On two cores
+nothing gains from overlapping them: torch and FAISS spread their work over every core with
+spinning OpenMP workers, and a second thread beside them slowed both more than it saved
+(bench/scale.py, 100k chunks). Fused candidates are deduplicated (identical chunk text, as from a
 file indexed under two paths, is shown once). An optional `Reranker` re-scores the top candidates.
 Query expansion with an LLM is left out: nothing here may call a model that is not local and small.
 """
@@ -20,7 +20,6 @@ Query expansion with an LLM is left out: nothing here may call a model that is n
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,8 +77,6 @@ class Fusion:
 DEFAULT_FUSION = Fusion()
 HYBRID_RRF = Fusion(method="rrf", rrf_k=60.0, context_weight=0.5, feedback=0, scope_owners=False)
 
-_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="citewise-lexical")
-
 
 def _to_hits(store: Store, scored: list[tuple[int, float]], k: int) -> list[Hit]:
     """The first `k` stored chunks of `scored`, dropping ids gone since and repeated texts."""
@@ -124,10 +121,9 @@ def fused_candidates(store: Store, embedder: Embedder, query: str, k: int,
                      docs: Collection[str] | None, fusion: Fusion) -> list[tuple[int, float]]:
     """Dense and lexical candidates fused by `fusion`, best first (ids, not yet hits)."""
     depth = max(fusion.depth, 2 * k)
-    q = embedder.embed_query(query)  # first and alone: see the module docstring
-    lexical = _pool.submit(store.lexical_search, query, depth, docs, fusion.context_weight)
+    q = embedder.embed_query(query)  # one step at a time: see the module docstring
+    lex = store.lexical_search(query, depth, docs, fusion.context_weight)
     dense = _dense_vec(store, q, depth, docs)
-    lex = lexical.result()
     fused = _fuse(dense, lex, fusion)
     if fusion.feedback > 0 and fusion.feedback_weight > 0 and fused:
         # Rocchio on the query vector: the top fused chunks (agreed on by both signals) pull it

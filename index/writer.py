@@ -15,7 +15,7 @@ import numpy as np
 
 from ingest import Chunk, Document
 
-from . import lexical, meta
+from . import lexical, meta, postings
 from .vector_store import VectorBatch
 
 if TYPE_CHECKING:
@@ -38,13 +38,14 @@ class Writer:
         self.db = db
         self.batch = batch
         self.changed = False
+        self.lexical = postings.Delta()
 
     def remove_document(self, path: str) -> int:
         """Remove a document and its chunks; returns the number of chunks removed."""
         ids = [r[0] for r in self.db.execute(
             "SELECT c.id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE d.path = ?", (path,)
         )]
-        lexical.delete_rows(self.db, ids)
+        self.lexical.remove(lexical.delete_rows(self.db, ids))
         self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
         cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
         if ids:
@@ -86,7 +87,7 @@ class Writer:
                 for i, c, v in zip(ids, chunks, vecs, strict=True)
             ],
         )
-        lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)])
+        self.lexical.add(lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)]))
         if len(ids):
             self.batch.add(ids, vecs, np.full(len(ids), doc_id, dtype=np.int64))
         self.changed = True
@@ -97,6 +98,8 @@ class Writer:
             self.db.execute("COMMIT")
             return None
         gen = int(meta.get(self.db, "generation") or 0) + 1
+        if self.lexical.apply(self.db):  # row numbers grown sparse by removals: renumber
+            lexical.rebuild_postings(self.db)
         self.batch.prepare(self.db, gen)
         meta.put(self.db, "generation", gen)
         self.db.execute("COMMIT")  # the switch: readers see the new generation from here on

@@ -67,6 +67,7 @@ def snapshot(index_dir: Path) -> str:
             " JOIN documents d ON d.doc_id = c.doc_id ORDER BY c.id"
         ).fetchall()
         fts = db.execute("SELECT rowid, text, context FROM chunks_fts ORDER BY rowid").fetchall()
+        bm25 = _postings(db)
         name = db.execute("SELECT value FROM meta WHERE key = 'faiss_file'").fetchone()
     finally:
         db.close()
@@ -74,7 +75,21 @@ def snapshot(index_dir: Path) -> str:
     if name:
         index = faiss.read_index(str(index_dir / name[0]))
         ids = sorted(int(i) for i in _faiss_ids(index))
-    return json.dumps({"docs": docs, "chunks": chunks, "fts": fts, "faiss_ids": ids})
+    return json.dumps({"docs": docs, "chunks": chunks, "fts": fts, "bm25": bm25, "faiss_ids": ids})
+
+
+def _postings(db: sqlite3.Connection) -> dict[str, object]:
+    """The BM25 postings (index.postings) by term, chunk ids in place of row numbers, and N / tokens."""
+    from index import postings
+
+    id_of = dict(db.execute(f"SELECT row, id FROM {postings.ROWS}").fetchall())
+    out: dict[str, object] = {}
+    for term, blob in db.execute(f"SELECT term, data FROM {postings.TABLE} ORDER BY term"):
+        cols = postings._columns(blob)
+        out[term] = sorted(zip([id_of[int(r)] for r in cols["row"]], cols["text"].tolist(),
+                               cols["context"].tolist(), cols["length"].tolist(), strict=True))
+    out[" stats"] = postings._stats(db)[:2]
+    return out
 
 
 def _faiss_ids(index: faiss.Index) -> list[int]:

@@ -1,7 +1,7 @@
 """Retrieval: tokenizer, fusion, owner scoping, modes, restriction to documents, dedup, reranking.
 
 Unit tests of pure functions need no model; search tests run the real model on the seed index.
-Tests of the lexical index alone (document frequencies, its connection) use a store of generated
+Tests of the lexical index alone (BM25 against FTS5's, its connection) use a store of generated
 text with the FAKE `HashEmbedder` (tests/index_helpers.py): SQLite, FTS5 and FAISS are the real ones.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from index_helpers import HashEmbedder
 
-from index import Searcher, Store, fuse, index_paths, lexical
+from index import Searcher, Store, fuse, index_paths
 from index.lexical import match_query, terms
 from index.rerank import CrossEncoderReranker, Reranker, RerankerError, reorder
 from index.scope import find_scope
@@ -99,55 +99,16 @@ def zipf_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
     return store
 
 
-def _fts5_count(db, term: str) -> int:
-    return db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{term}"',)).fetchone()[0]
+def test_postings_rank_the_zipf_store_as_fts5_does(zipf_store: Store) -> None:
+    """Stemmed plurals, very common and rare words: `index.postings` gives FTS5's `bm25()` ranking."""
+    from test_postings import assert_same_ranking
 
-
-def test_document_frequency_is_the_fts5_count_up_to_the_cap(zipf_store: Store) -> None:
-    db = zipf_store._db
-    probe = [w + s for w in _STEMS for s in ("", "s")] + [f"term{i}" for i in (0, 5, 50, 399)] + ["absent"]
-    for term in probe:
-        full = _fts5_count(db, term)
-        assert lexical._document_frequency(db, term) == full
-        for cap in (1, 7, full, full + 1):
-            assert lexical._document_frequency(db, term, cap) == min(full, cap)
-    # FTS5 stems: a plural counts the chunks of its singular.
-    assert lexical._document_frequency(db, "networks") == lexical._document_frequency(db, "network") > 0
-
-
-def _frequent_terms_exact(db, query: str) -> set[str]:
-    """The rule of `lexical.frequent_terms` with every frequency counted in full (the reference)."""
-    n = db.execute("SELECT COUNT(*) FROM chunks_fts_docsize").fetchone()[0]
-    ts = list(dict.fromkeys(terms(query)))
-    if n < lexical.FREQUENT_MIN_CHUNKS or len(ts) < 2:
-        return set()
-    df = {t: _fts5_count(db, t) for t in ts}
-    kept: list[str] = []
-    total = 0
-    for t in sorted(ts, key=lambda t: df[t]):
-        if kept and (df[t] > lexical.FREQUENT_SHARE * n or total + df[t] > lexical.POSTINGS_BUDGET):
-            break
-        kept.append(t)
-        total += df[t]
-    return set(ts) - set(kept)
-
-
-def test_capped_counts_leave_out_the_same_terms_as_full_counts(zipf_store: Store, monkeypatch) -> None:
-    db = zipf_store._db
-    n = db.execute("SELECT COUNT(*) FROM chunks_fts_docsize").fetchone()[0]
-    monkeypatch.setattr(lexical, "FREQUENT_MIN_CHUNKS", 1)
     words = [w + s for w in _STEMS for s in ("", "s")] + [f"term{i}" for i in range(0, 400, 7)]
     rng = random.Random(3)
-    queries = [" ".join(rng.sample(words, rng.randint(2, 6))) for _ in range(60)]
-    left_out = 0
-    for share, budget in [(0.25, n // 10), (1.0, n // 3), (0.05, 10 * n), (0.25, 0), (1.0, 1)]:
-        monkeypatch.setattr(lexical, "FREQUENT_SHARE", share)
-        monkeypatch.setattr(lexical, "POSTINGS_BUDGET", budget)
-        for q in queries:
-            expected = _frequent_terms_exact(db, q)
-            assert lexical.frequent_terms(db, q) == expected, (q, share, budget)
-            left_out += len(expected)
-    assert left_out > 100  # the rule did leave terms out, so the comparison means something
+    for _ in range(60):
+        q = " ".join(rng.sample(words, rng.randint(1, 6)))
+        assert_same_ranking(zipf_store._db, q, 50, 1.0)
+        assert_same_ranking(zipf_store._db, q, 10, 0.5)
 
 
 def test_lexical_search_does_not_wait_for_the_store_lock(zipf_store: Store) -> None:

@@ -216,34 +216,3 @@ def test_cli_index_refuses_a_locked_index(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
-
-
-def test_very_frequent_query_terms_are_left_out_in_large_indexes(tmp_path: Path, monkeypatch) -> None:
-    store, _, files = _build(tmp_path, n=6)
-    db = store._db
-    assert lexical.frequent_terms(db, "document w5") == set()  # a small index: every term counts
-    monkeypatch.setattr(lexical, "FREQUENT_MIN_CHUNKS", 1)
-    # "document" is in every chunk's title context; "w5" is not everywhere.
-    rare = files[0].read_text().split()[7]
-    assert lexical.frequent_terms(db, f"document {rare}") == {"document"}
-    assert lexical.frequent_terms(db, "document") == set()  # the last term is always kept
-    hits = store.lexical_search(f"document {rare}", 5)
-    assert hits and rare in store.chunks_by_ids([hits[0][0]])[hits[0][0]].text
-
-
-def test_lexical_work_is_capped_by_a_postings_budget_rarest_terms_first(tmp_path: Path, monkeypatch) -> None:
-    store, _, files = _build(tmp_path, n=6)
-    db = store._db
-    monkeypatch.setattr(lexical, "FREQUENT_MIN_CHUNKS", 1)
-    monkeypatch.setattr(lexical, "FREQUENT_SHARE", 1.0)  # only the budget decides here
-    rare = files[0].read_text().split()[7]
-    df = {t: lexical._document_frequency(db, t) for t in ("document", rare)}
-    assert 0 < df[rare] < df["document"]  # "document" is in every chunk's title context
-    monkeypatch.setattr(lexical, "POSTINGS_BUDGET", df[rare] + df["document"])
-    assert lexical.frequent_terms(db, f"document {rare}") == set()  # both fit
-    monkeypatch.setattr(lexical, "POSTINGS_BUDGET", df[rare])
-    assert lexical.frequent_terms(db, f"document {rare}") == {"document"}  # the common one goes
-    monkeypatch.setattr(lexical, "POSTINGS_BUDGET", 0)
-    assert lexical.frequent_terms(db, f"document {rare}") == {"document"}  # the rarest always stays
-    # Stemmed forms are counted by FTS5 itself: "documents" counts the chunks of "document".
-    assert lexical._document_frequency(db, "documents") == df["document"]
