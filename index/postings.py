@@ -43,6 +43,7 @@ _FIELDS: dict[str, np.dtype] = {
 POSTING = np.dtype(list(_FIELDS.items()))
 _U16 = np.iinfo(np.uint16).max
 _BATCH = 5000  # words tokenised at a time
+_ROWS_AT_ONCE = 10_000  # rows counted at a time
 SPARE_ROWS = 1024  # row numbers are renumbered when the largest exceeds 2 x rows + this
 
 Row = tuple[int, str, str]  # (chunk id, pre-tokenised text, pre-tokenised context), as FTS5 holds them
@@ -69,6 +70,14 @@ def postings_of(rows: Iterable[Row]) -> dict[str, np.ndarray]:
     through FTS5's tokenizer once (`_stem_words`); the counting is numpy over word numbers.
     """
     rows = sorted(rows)
+    parts: dict[str, list[np.ndarray]] = {}
+    for start in range(0, len(rows), _ROWS_AT_ONCE):  # bounded memory for a big first build
+        for t, arr in _postings_of(rows[start : start + _ROWS_AT_ONCE]).items():
+            parts.setdefault(t, []).append(arr)
+    return {t: p[0] if len(p) == 1 else np.concatenate(p) for t, p in parts.items()}
+
+
+def _postings_of(rows: list[Row]) -> dict[str, np.ndarray]:
     if not rows:
         return {}
     vocab: dict[str, int] = {}
@@ -232,13 +241,17 @@ def _decode(blob: bytes) -> np.ndarray:
     return arr
 
 
-def _blobs(db: sqlite3.Connection, terms: Sequence[str]) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for start in range(0, len(terms), 500):
-        part = terms[start : start + 500]
-        q = f"SELECT term, data FROM {TABLE} WHERE term IN ({','.join('?' * len(part))})"
-        out.update(db.execute(q, part).fetchall())
+def _select_in(db: sqlite3.Connection, select: str, keys: Sequence[object]) -> list[tuple]:
+    """The rows of `select` + " IN (keys)", asked 500 keys at a time."""
+    out: list[tuple] = []
+    for start in range(0, len(keys), 500):
+        part = list(keys[start : start + 500])
+        out.extend(db.execute(f"{select} IN ({','.join('?' * len(part))})", part).fetchall())
     return out
+
+
+def _blobs(db: sqlite3.Connection, terms: Sequence[str]) -> dict[str, bytes]:
+    return dict(_select_in(db, f"SELECT term, data FROM {TABLE} WHERE term", terms))
 
 
 class Delta:
@@ -300,12 +313,7 @@ class Delta:
 
 
 def _row_numbers(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        q = f"SELECT id, row FROM {ROWS} WHERE id IN ({','.join('?' * len(part))})"
-        out.update(db.execute(q, part).fetchall())
-    return out
+    return dict(_select_in(db, f"SELECT id, row FROM {ROWS} WHERE id", ids))
 
 
 def rebuild(db: sqlite3.Connection, rows: Iterable[Row]) -> None:

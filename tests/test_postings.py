@@ -192,3 +192,17 @@ def test_postings_of_counts_each_column_and_the_length() -> None:
     assert got["graph"]["text"].tolist() == [2]
     with pytest.raises(KeyError):
         got["networks"]  # stems only
+
+
+def test_postings_of_many_rows_equals_one_batch(monkeypatch) -> None:
+    rng = random.Random(9)
+    words = ["graph", "graphs", "network", "layer", "kforge", "3.94", "c++", "w1", "w2", "w3"]
+    rows = [(i, " ".join(rng.choices(words, k=rng.randint(0, 12))), " ".join(rng.choices(words, k=3)))
+            for i in rng.sample(range(1, 500), 60)]
+    whole = postings.postings_of(rows)
+    monkeypatch.setattr(postings, "_ROWS_AT_ONCE", 7)
+    split = postings.postings_of(rows)
+    assert whole.keys() == split.keys()
+    for t in whole:
+        assert whole[t].tobytes() == split[t].tobytes(), t
+        assert (np.diff(split[t]["row"].astype(np.int64)) > 0).all()  # sorted by row, no repeats
