@@ -184,7 +184,8 @@ def stats(index_dir: Path | None, as_json: bool) -> None:
         f"  embedder: {info['embedder']} ({info['dim']}-d)\n"
         f"  vector index: {kind}{extra} (exact below {info['exact_max']:,} vectors)\n"
         f"{_milvus_line(info)}"
-        f"  lexical index: SQLite FTS5, tokenizer v{info['lexical_tokenizer']}; schema v{info['schema_version']}, "
+        f"  lexical index: SQLite FTS5, tokenizer v{info['lexical_tokenizer']}, BM25 from postings of "
+        f"{info['lexical_terms']:,} terms; schema v{info['schema_version']}, "
         f"generation {info['generation']}"
     )
 

@@ -335,12 +335,14 @@ class Store:
         with self._lock:
             docs, chunks = self._db.execute("SELECT (SELECT COUNT(*) FROM documents), (SELECT COUNT(*) FROM chunks)").fetchone()
             schema = schema_version(self._db)
+            terms = self._db.execute(f"SELECT COUNT(*) FROM {postings.TABLE}").fetchone()[0]
         out: dict[str, Any] = {
             "index": str(self.path), "documents": docs, "chunks": chunks, "vectors": self.vector_count,
             "embedder": self.manifest.embedder, "dim": self.manifest.dim,
         }
         out.update(self._vectors.describe())
-        out.update(generation=self._generation, schema_version=schema, lexical_tokenizer=lexical.LEXICAL_VERSION)
+        out.update(generation=self._generation, schema_version=schema, lexical_tokenizer=lexical.LEXICAL_VERSION,
+                   lexical_terms=terms)
         return out
 
     # -- reading ---------------------------------------------------------------------------

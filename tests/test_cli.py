@@ -67,6 +67,12 @@ def test_index_then_search_ask_docs_show(tmp_path: Path) -> None:
     result = runner.invoke(main, ["show", "nope", "--index", str(idx)])
     assert result.exit_code != 0 and "no chunk" in result.output
 
+    result = runner.invoke(main, ["stats", "--json", "--index", str(idx)])
+    stats = json.loads(result.stdout)
+    assert stats["documents"] == 3 and stats["lexical_terms"] > 500  # the BM25 postings were written
+    result = runner.invoke(main, ["stats", "--index", str(idx)])
+    assert f"BM25 from postings of {stats['lexical_terms']:,} terms" in result.output
+
 
 @pytest.mark.slow
 def test_questions_file_gives_json_lines(seed_index_dir: Path, tmp_path: Path) -> None:
