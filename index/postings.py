@@ -63,23 +63,27 @@ def _tokenizer() -> sqlite3.Connection:
     return con
 
 
-def postings_of(rows: Iterable[Row]) -> dict[str, np.ndarray]:
-    """The postings of `rows` ((row number, text, context)), by stemmed term, each sorted by row.
+def postings_of(rows: Iterable[Row]) -> tuple[dict[str, np.ndarray], int]:
+    """The postings of `rows` ((row number, text, context)), by stemmed term, each sorted by row,
+    and the number of tokens in all of them.
 
     FTS5's tokens never span whitespace, so each distinct word of the pre-tokenised rows goes
     through FTS5's tokenizer once (`_stem_words`); the counting is numpy over word numbers.
     """
     rows = sorted(rows)
     parts: dict[str, list[np.ndarray]] = {}
+    tokens = 0
     for start in range(0, len(rows), _ROWS_AT_ONCE):  # bounded memory for a big first build
-        for t, arr in _postings_of(rows[start : start + _ROWS_AT_ONCE]).items():
+        found, n = _postings_of(rows[start : start + _ROWS_AT_ONCE])
+        tokens += n
+        for t, arr in found.items():
             parts.setdefault(t, []).append(arr)
-    return {t: p[0] if len(p) == 1 else np.concatenate(p) for t, p in parts.items()}
+    return {t: p[0] if len(p) == 1 else np.concatenate(p) for t, p in parts.items()}, tokens
 
 
-def _postings_of(rows: list[Row]) -> dict[str, np.ndarray]:
+def _postings_of(rows: list[Row]) -> tuple[dict[str, np.ndarray], int]:
     if not rows:
-        return {}
+        return {}, 0
     vocab: dict[str, int] = {}
     words: list[int] = []
     row_of: list[int] = []
@@ -125,7 +129,8 @@ def _postings_of(rows: list[Row]) -> dict[str, np.ndarray]:
     post["length"] = length[pairs % n]
     t_of = pairs // n
     cuts = np.flatnonzero(np.diff(t_of)) + 1
-    return {terms[int(t_of[a])]: part for a, part in zip(np.concatenate([[0], cuts]), np.split(post, cuts), strict=True)}
+    by_term = {terms[int(t_of[a])]: part for a, part in zip(np.concatenate([[0], cuts]), np.split(post, cuts), strict=True)}
+    return by_term, int(length.sum())
 
 
 def _stem_words(words: Iterable[str]) -> dict[str, list[str]]:
@@ -187,10 +192,12 @@ class Cache:
         self.size = 0
         self.lock = threading.Lock()
         self.ids = np.empty(0, np.int64)  # chunk id by row number (-1: a free number)
+        self.synced = False
 
     def sync(self, db: sqlite3.Connection, generation: str | None) -> None:
         """Follow the index to `generation` (inside the caller's read snapshot)."""
-        if generation != self.generation or not self.items and not len(self.ids):
+        if generation != self.generation or not self.synced:
+            self.synced = True
             self.items.clear()
             self.size = 0
             self.generation = generation
@@ -279,15 +286,11 @@ class Delta:
         db.executemany(f"DELETE FROM {ROWS} WHERE id = ?", [(i,) for i in was])
         db.executemany(f"INSERT INTO {ROWS}(id) VALUES (?)", [(i,) for i in self.added])
         now = _row_numbers(db, list(self.added))
-        gone = postings_of((was[i], t, c) for i, t, c in self.removed.values() if i in was)
-        new = postings_of((now[i], t, c) for i, t, c in self.added.values())
+        gone, gone_tokens = postings_of((was[i], t, c) for i, t, c in self.removed.values() if i in was)
+        new, new_tokens = postings_of((now[i], t, c) for i, t, c in self.added.values())
         rows, tokens, _ = _stats(db)
-        for sign, part, n in ((-1, gone, len(was)), (1, new, len(now))):
-            rows += sign * n
-            lengths: dict[int, int] = {}
-            for arr in part.values():
-                lengths.update(zip(arr["row"].tolist(), arr["length"].tolist(), strict=True))
-            tokens += sign * sum(lengths.values())
+        rows += len(now) - len(was)
+        tokens += new_tokens - gone_tokens
         touched = sorted(set(gone) | set(new))
         old = {t: _decode(b) for t, b in _blobs(db, touched).items()}
         writes: list[tuple[str, bytes]] = []

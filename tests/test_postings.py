@@ -185,7 +185,8 @@ def test_stems_are_fts5s() -> None:
 
 
 def test_postings_of_counts_each_column_and_the_length() -> None:
-    got = postings.postings_of([(7, "graph networks graph", "balin network"), (3, "network", "")])
+    got, tokens = postings.postings_of([(7, "graph networks graph", "balin network"), (3, "network", "")])
+    assert tokens == 6
     net = got["network"]
     assert net["row"].tolist() == [3, 7] and net["text"].tolist() == [1, 1] and net["context"].tolist() == [0, 1]
     assert net["length"].tolist() == [1, 5]
@@ -199,10 +200,10 @@ def test_postings_of_many_rows_equals_one_batch(monkeypatch) -> None:
     words = ["graph", "graphs", "network", "layer", "kforge", "3.94", "c++", "w1", "w2", "w3"]
     rows = [(i, " ".join(rng.choices(words, k=rng.randint(0, 12))), " ".join(rng.choices(words, k=3)))
             for i in rng.sample(range(1, 500), 60)]
-    whole = postings.postings_of(rows)
+    whole, tokens = postings.postings_of(rows)
     monkeypatch.setattr(postings, "_ROWS_AT_ONCE", 7)
-    split = postings.postings_of(rows)
-    assert whole.keys() == split.keys()
+    split, split_tokens = postings.postings_of(rows)
+    assert whole.keys() == split.keys() and tokens == split_tokens
     for t in whole:
         assert whole[t].tobytes() == split[t].tobytes(), t
         assert (np.diff(split[t]["row"].astype(np.int64)) > 0).all()  # sorted by row, no repeats
