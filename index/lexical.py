@@ -27,6 +27,7 @@ from collections.abc import Collection, Iterable, Sequence
 import numpy as np
 
 from . import postings
+from .sql import select_in
 
 LEXICAL_VERSION = "2"  # bump when `terms` changes: open indexes re-tokenise their chunks
 FTS_TABLE = "chunks_fts"
@@ -104,11 +105,8 @@ def insert_rows(db: sqlite3.Connection, rows: Iterable[tuple[int, str, str]]) ->
 
 def delete_rows(db: sqlite3.Connection, ids: Sequence[int]) -> list[postings.Row]:
     """Remove chunks from FTS5; returns their stored rows, for the transaction's `postings.Delta`."""
-    stored: list[postings.Row] = []
-    for start in range(0, len(ids), 500):
-        part = [int(i) for i in ids[start : start + 500]]
-        q = f"SELECT rowid, text, context FROM {FTS_TABLE} WHERE rowid IN ({','.join('?' * len(part))})"
-        stored.extend((int(i), t, c) for i, t, c in db.execute(q, part))
+    stored: list[postings.Row] = [(int(i), t, c) for i, t, c in select_in(
+        db, f"SELECT rowid, text, context FROM {FTS_TABLE} WHERE rowid", [int(i) for i in ids])]
     db.executemany(f"DELETE FROM {FTS_TABLE} WHERE rowid = ?", [(r[0],) for r in stored])
     return stored
 

@@ -33,6 +33,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .sql import select_in
+
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '.#+'"
 TABLE = "lexical_postings"
 K1, B = 1.2, 0.75
@@ -248,17 +250,8 @@ def _decode(blob: bytes) -> np.ndarray:
     return arr
 
 
-def _select_in(db: sqlite3.Connection, select: str, keys: Sequence[object]) -> list[tuple]:
-    """The rows of `select` + " IN (keys)", asked 500 keys at a time."""
-    out: list[tuple] = []
-    for start in range(0, len(keys), 500):
-        part = list(keys[start : start + 500])
-        out.extend(db.execute(f"{select} IN ({','.join('?' * len(part))})", part).fetchall())
-    return out
-
-
 def _blobs(db: sqlite3.Connection, terms: Sequence[str]) -> dict[str, bytes]:
-    return dict(_select_in(db, f"SELECT term, data FROM {TABLE} WHERE term", terms))
+    return dict(select_in(db, f"SELECT term, data FROM {TABLE} WHERE term", terms))
 
 
 class Delta:
@@ -316,7 +309,7 @@ class Delta:
 
 
 def _row_numbers(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, int]:
-    return dict(_select_in(db, f"SELECT id, row FROM {ROWS} WHERE id", ids))
+    return dict(select_in(db, f"SELECT id, row FROM {ROWS} WHERE id", ids))
 
 
 def rebuild(db: sqlite3.Connection, rows: Iterable[Row]) -> None:

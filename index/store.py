@@ -36,6 +36,7 @@ from . import lexical, meta, postings
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
 from .migrations import MIGRATIONS, migrate, schema_version
+from .sql import select_in
 from .vector_store import (
     VectorCheck,
     VectorConfig,
@@ -274,13 +275,9 @@ class Store:
         ids: list[int] = []
         blobs: list[bytes] = []
         with self._lock:
-            for i in range(0, len(doc_ids), 500):
-                part = [int(d) for d in doc_ids[i : i + 500]]
-                for cid, blob in self._db.execute(
-                    f"SELECT id, vector FROM chunks WHERE doc_id IN ({','.join('?' * len(part))})", part
-                ):
-                    ids.append(cid)
-                    blobs.append(blob)
+            for cid, blob in select_in(self._db, "SELECT id, vector FROM chunks WHERE doc_id", [int(d) for d in doc_ids]):
+                ids.append(cid)
+                blobs.append(blob)
         if not ids:
             return np.zeros(0, dtype=np.int64), np.zeros((0, self.manifest.dim), dtype=np.float32)
         return np.array(ids, dtype=np.int64), np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(ids), -1)
@@ -392,11 +389,8 @@ class Store:
             return {}
         out: dict[int, StoredChunk] = {}
         with self._lock:
-            for i in range(0, len(ids), 500):
-                part = ids[i : i + 500]
-                q = _CHUNK_SELECT + f" WHERE c.id IN ({','.join('?' * len(part))})"
-                for row in self._db.execute(q, part):
-                    out[row[0]] = StoredChunk(*row)
+            for row in select_in(self._db, _CHUNK_SELECT + " WHERE c.id", ids):
+                out[row[0]] = StoredChunk(*row)
         return out
 
     def vectors(self, ids: Sequence[int]) -> np.ndarray:
@@ -423,13 +417,8 @@ class Store:
     def doc_ids(self, docs: Iterable[str]) -> list[int]:
         """The internal ids of the documents at `docs` (paths); unknown paths are ignored."""
         paths = list(docs)
-        out: list[int] = []
         with self._lock:
-            for i in range(0, len(paths), 500):
-                part = paths[i : i + 500]
-                q = f"SELECT doc_id FROM documents WHERE path IN ({','.join('?' * len(part))})"
-                out.extend(r[0] for r in self._db.execute(q, part))
-        return out
+            return [r[0] for r in select_in(self._db, "SELECT doc_id FROM documents WHERE path", paths)]
 
     def lexical_search(self, query: str, k: int, docs: Iterable[str] | None = None,
                        context_weight: float = 0.5) -> list[tuple[int, float]]:
