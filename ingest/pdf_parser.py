@@ -4,7 +4,9 @@ PDFium was chosen over pypdf and pdfplumber by measurement on generated CV-like 
 about 10x the speed of pypdf and 100x that of pdfplumber (see bench/ingest.py). Per line we read the
 first character's box and font size: a vertical gap wider than usual becomes a blank line (a
 paragraph break), a line set clearly larger than the body text becomes a heading, and lines repeated
-at the top or bottom of most pages (running headers, footers, page numbers) are dropped. Left out:
+at the top or bottom of most pages (running headers, footers, page numbers) are dropped. The kept
+lines also come out as `Parsed.lines` (size, bold, baseline) and the Info dictionary's Title and
+Author as `meta_title`/`meta_author`, as evidence for titles and owners. Left out:
 columns, tables and reading order beyond PDFium's own, OCR of scanned pages (they yield no text).
 """
 
@@ -19,16 +21,32 @@ from pathlib import Path
 
 from .document import PageSpan
 from .errors import ParseError
-from .parsed import Parsed
+from .parsed import LayoutLine, Parsed
 
 log = logging.getLogger(__name__)
 
 MAX_PAGES = 5000  # a longer PDF is cut here, with a warning
 HEADING_RATIO = 1.15  # a line this much larger than the body font is a heading
+BOLD_WEIGHT = 600  # a font weight from here up is bold (400 regular, 700 bold)
 
 
-def _lines(textpage, text: str) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
-    """(line, font size, baseline y) for each non-empty line of a page's text."""
+def _is_bold(textpage, index: int) -> bool:  # type: ignore[no-untyped-def]
+    """Whether character `index` is set in a bold font: its weight, else its font's name."""
+    import pypdfium2.raw as raw
+
+    if raw.FPDFText_GetFontWeight(textpage.raw, index) >= BOLD_WEIGHT:
+        return True
+    buf = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    n = raw.FPDFText_GetFontInfo(textpage.raw, index, buf, len(buf), ctypes.byref(flags))
+    name = buf.value.decode("latin-1", "replace").lower() if n else ""
+    return any(w in name for w in ("bold", "black", "heavy"))
+
+
+def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
+    """(line, font size, baseline y) for each non-empty line of a page's text. When `style` is
+    given, (bold, size as printed) of each line's first character is appended to it: the printed
+    size includes the text matrix's scale (word processors often set size 1 and scale the text)."""
     import pypdfium2.raw as raw
 
     out = []
@@ -43,8 +61,14 @@ def _lines(textpage, text: str) -> list[tuple[str, float, float]]:  # type: igno
         first = start + (len(stripped) - len(stripped.lstrip()))
         if first >= n:
             out.append((stripped, 0.0, 0.0))
+            if style is not None:
+                style.append((False, 0.0))
             continue
         size = raw.FPDFText_GetFontSize(textpage.raw, first)
+        if style is not None:
+            m = raw.FS_MATRIX()
+            scale = abs(m.a * m.d - m.b * m.c) ** 0.5 if raw.FPDFText_GetMatrix(textpage.raw, first, ctypes.byref(m)) else 1.0
+            style.append((_is_bold(textpage, first), float(size) * (scale or 1.0)))
         # The baseline, not the glyph box: box tops move with letter shapes.
         x, y = ctypes.c_double(), ctypes.c_double()
         ok = raw.FPDFText_GetCharOrigin(textpage.raw, first, ctypes.byref(x), ctypes.byref(y))
@@ -80,15 +104,18 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
             raise ParseError(str(path), "PDF is encrypted (password protected); decrypt it first") from exc
         raise ParseError(str(path), f"not a readable PDF: {msg.rstrip('.')}") from exc
     try:
+        meta = _metadata(doc)
         n_pages = len(doc)
         if n_pages > MAX_PAGES:
             log.warning("%s: %d pages, only the first %d are read", path, n_pages, MAX_PAGES)
         page_lines: list[list[tuple[str, float, float]]] = []
+        page_style: list[list[tuple[bool, float]]] = []
         for i in range(min(n_pages, MAX_PAGES)):
             page = doc[i]
             textpage = page.get_textpage()
             try:
-                page_lines.append(_lines(textpage, textpage.get_text_range()))
+                page_style.append([])
+                page_lines.append(_lines(textpage, textpage.get_text_range(), page_style[-1]))
             finally:
                 textpage.close()
                 page.close()
@@ -107,9 +134,14 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     parts: list[str] = []
     pages: list[PageSpan] = []
     outline: list[tuple[int, str]] = []
+    layout: list[LayoutLine] = []
     pos = 0
     for number, lines in enumerate(page_lines, 1):
         kept = [ln for ln in lines if _key(ln) not in furniture]
+        layout.extend(
+            LayoutLine(ln[0].strip(), number, round(size, 2), bold, round(ln[2], 2))
+            for ln, (bold, size) in zip(lines, page_style[number - 1], strict=True) if _key(ln) not in furniture
+        )
         # Line spacing inside a paragraph: a low quantile of the gaps between same-size lines
         # (the median would be a paragraph gap on a page of short paragraphs).
         gaps = sorted(
@@ -139,4 +171,16 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     text = "".join(parts)
     if not text.strip() and page_lines:
         raise ParseError(str(path), f"no text layer in {len(page_lines)} page(s) (scanned? OCR is not supported)")
-    return Parsed(text=text, pages=tuple(pages), outline=tuple(outline))
+    return Parsed(
+        text=text, pages=tuple(pages), outline=tuple(outline), lines=tuple(layout),
+        meta_title=meta.get("Title"), meta_author=meta.get("Author"),
+    )
+
+
+def _metadata(doc) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The Info dictionary's non-empty entries, whitespace collapsed; {} when it cannot be read."""
+    try:
+        meta = doc.get_metadata_dict(skip_empty=True)
+    except Exception:  # a damaged Info dictionary must not cost the text
+        return {}
+    return {k: " ".join(str(v).split()) for k, v in meta.items() if str(v).strip()}
