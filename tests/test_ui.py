@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from assistant.ui_chat import (
+from assistant.ui.chat import (
     answer_html,
     parse_cite,
     parse_person,
@@ -26,7 +26,7 @@ from assistant.ui_chat import (
     stream_steps,
     streaming_html,
 )
-from assistant.ui_docs import check_upload, doc_key, documents_html, find_doc, safe_name, save_upload
+from assistant.ui.docs import check_upload, doc_key, documents_html, find_doc, safe_name, save_upload
 
 
 def citation(n: int, quote: str, start: int = 0, **kw: Any) -> dict[str, Any]:

@@ -12,9 +12,9 @@ from typing import Any
 
 import click
 
-from .cli_common import dump as _dump
-from .cli_common import friendly_errors, index_option, vector_store_options
-from .settings import Settings
+from ..settings import Settings
+from .common import dump as _dump
+from .common import friendly_errors, index_option, vector_store_options
 
 
 def _open_store(index_dir: Path | None) -> Any:
@@ -35,7 +35,7 @@ def _table(results: dict[str, dict[str, float]], title: str) -> str:
 
 
 def _embedder(model: str | None) -> Any:
-    from .api import make_embedder
+    from ..api import make_embedder
 
     return make_embedder(model)
 
@@ -137,8 +137,8 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
 
 def _answer_metrics(store: Any, embedder: Any, items: Any) -> tuple[dict[str, float], list[Any]]:
     """Answer metrics of the assistant's `ask` (the default writer) over the same index."""
-    from .answer_eval import evaluate_answers
-    from .api import Assistant
+    from ..answer_eval import evaluate_answers
+    from ..api import Assistant
 
     assistant = Assistant(store, embedder)
 

@@ -1,10 +1,10 @@
 """The Gradio web UI: a chat whose citations open their source, and a documents tab.
 
-Thin: every handler calls the `Assistant`; HTML comes from `ui_chat` / `ui_docs`, the look from
-`ui_assets`. `/ask`, `/search` and `/documents` are plain API endpoints for `gradio_client`.
+Thin: every handler calls the `Assistant`; HTML comes from `chat` / `docs`, the look from
+`assets`. `/ask`, `/search` and `/documents` are plain API endpoints for `gradio_client`.
 
 Safety: binds 127.0.0.1 unless told; the UI shows only text stored in the index (chunks, document
-records, profile cards), never a file by path. Uploads go to `<index>/uploads/` (see `ui_docs`).
+records, profile cards), never a file by path. Uploads go to `<index>/uploads/` (see `docs`).
 Indexing a folder typed into the Documents tab reads that folder as the user running the server,
 exactly like `citewise index PATH`; it is offered only when the server listens on a loopback address
 (or `allow_folders=True` is passed explicitly).
@@ -28,9 +28,9 @@ import gradio as gr  # noqa: E402
 from ingest import CitewiseError  # noqa: E402
 from ingest.discover import SUPPORTED_SUFFIXES  # noqa: E402
 
-from .api import Assistant  # noqa: E402
-from .ui_assets import BRAND_HTML, BRIDGE_JS, CHAT_PLACEHOLDER, DOCS_JS, launch_styling  # noqa: E402
-from .ui_chat import (  # noqa: E402
+from ..api import Assistant  # noqa: E402
+from .assets import BRAND_HTML, BRIDGE_JS, CHAT_PLACEHOLDER, DOCS_JS, launch_styling  # noqa: E402
+from .chat import (  # noqa: E402
     EMPTY_PANEL,
     answer_html,
     esc,
@@ -43,7 +43,7 @@ from .ui_chat import (  # noqa: E402
     stream_steps,
     streaming_html,
 )
-from .ui_docs import (  # noqa: E402
+from .docs import (  # noqa: E402
     DEFAULT_MAX_UPLOAD_MB,
     UPLOADS,
     FileResult,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from .cli_common import dump as _dump
-from .cli_common import friendly_errors, index_option
-from .cli_common import open_assistant as _open
+from .common import dump as _dump
+from .common import friendly_errors, index_option
+from .common import open_assistant as _open
 
 
 @click.command("profile")
@@ -25,7 +25,7 @@ def profile_cmd(name: str, index_dir: Path | None, as_json: bool) -> None:
     Example:
       citewise profile "Fatih Balin" --json
     """
-    from .profile import profile_text
+    from ..profile import profile_text
 
     assistant = _open(index_dir)
     card = assistant.profile(name)

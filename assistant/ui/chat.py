@@ -5,7 +5,7 @@ notes) render as soon as they exist. Every string that comes from a document or 
 here: the chat and the panel only ever show text that is stored in the index.
 
 A chip is a link `#cw-cite-<n>-<chunk_id>-<start>-<end>`; a person's name is `#cw-person-<name>`.
-The browser script in `ui_assets` turns a click on either into an event; `resolve_ref` reads the
+The browser script in `assets` turns a click on either into an event; `resolve_ref` reads the
 link back, and only looks things up in the index (a chunk id, or a person's profile), never on disk.
 
 Left out: editing or regenerating past answers; the conversation lives in the browser session only.

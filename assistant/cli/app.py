@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_common import dump as _dump
-from .cli_common import friendly_errors, index_option, shard_option, vector_store_options
-from .cli_common import open_assistant as _open
-from .settings import Settings
+from ..settings import Settings
+from .common import dump as _dump
+from .common import friendly_errors, index_option, shard_option, vector_store_options
+from .common import open_assistant as _open
 
 if TYPE_CHECKING:
     from index.shard import Shard
@@ -71,7 +71,7 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
     """
     from tqdm import tqdm
 
-    from .api import build_index
+    from ..api import build_index
 
     options: dict[str, Any] = {**vectors, **({} if workers is None else {"workers": workers})}
     settings = Settings(index=index_dir, model=model, **options)
@@ -117,7 +117,7 @@ def merge(parts: tuple[Path, ...], index_dir: Path | None, as_json: bool, vector
     Example:
       citewise merge ./part1 ./part2 ./part3 --index ./team-index
     """
-    from .api import merge_indexes
+    from ..api import merge_indexes
 
     store, reports = merge_indexes(parts, settings=Settings(index=index_dir, **vectors))
     if as_json:
@@ -150,7 +150,7 @@ def search(query: str, k: int, index_dir: Path | None, as_json: bool) -> None:
     Example:
       citewise search "graph neural networks" -k 5
     """
-    from .render import hits_text
+    from ..render import hits_text
 
     hits = _open(index_dir).search(query, k)
     if as_json:
@@ -178,7 +178,7 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
       citewise ask --questions questions.txt --json > answers.jsonl
       citewise ask "Who has worked at Netflix?" --llm ollama:llama3.2
     """
-    from .render import answer_text
+    from ..render import answer_text
 
     if (question is None) == (questions_file is None):
         raise click.UsageError("give either a QUESTION or --questions FILE")
@@ -243,7 +243,7 @@ def show(chunk_id: str, index_dir: Path | None, as_json: bool) -> None:
     Example:
       citewise show 3f2a9c0d1e4b5a67
     """
-    from .render import where
+    from ..render import where
 
     chunk = _open(index_dir).chunk(chunk_id)
     if chunk is None:
@@ -291,7 +291,7 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
       citewise serve --index ./my-index --port 7860
       citewise serve --host 0.0.0.0 --auth alice:correct-horse
     """
-    from .ui import serve as run
+    from ..ui import serve as run
 
     credentials = None
     if auth:
@@ -305,8 +305,8 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
     run(_open(index_dir), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
 
 
-from .cli_eval import eval_group, stats  # noqa: E402
-from .cli_profile import profile_cmd  # noqa: E402
+from .eval import eval_group, stats  # noqa: E402
+from .profile import profile_cmd  # noqa: E402
 
 main.add_command(eval_group)
 main.add_command(stats)

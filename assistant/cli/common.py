@@ -12,7 +12,7 @@ import click
 
 from ingest import CitewiseError
 
-from .settings import Settings
+from ..settings import Settings
 
 INDEX_HELP = "Index directory. Default: $CITEWISE_INDEX, else the user data dir."
 
@@ -88,6 +88,6 @@ def dump(obj: Any) -> None:
 
 
 def open_assistant(index_dir: Path | None) -> Any:
-    from .api import Assistant
+    from ..api import Assistant
 
     return Assistant.open(index_dir, settings=Settings(index=index_dir) if index_dir else None)

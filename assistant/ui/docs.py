@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from index import DocRecord, IndexReport
 from ingest.discover import SUPPORTED_SUFFIXES
 
-from .ui_chat import esc
+from .chat import esc
 
 UPLOADS = "uploads"
 DEFAULT_MAX_UPLOAD_MB = 50
