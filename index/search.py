@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -193,11 +194,12 @@ class Searcher:
     """A store and an embedder, searched by any mode in `MODES`; optionally reranked."""
 
     def __init__(self, store: Store, embedder: Embedder, reranker: Reranker | None = None,
-                 rerank_depth: int = 30) -> None:
+                 rerank_depth: int = 30, fusion: Fusion = DEFAULT_FUSION) -> None:
         self.store = store
         self.embedder = embedder
         self.reranker = reranker
         self.rerank_depth = rerank_depth
+        self.fusion = fusion  # how "default" fuses (and "lexical" weights the context column)
 
     def search(self, query: str, k: int = 10, mode: str = "default",
                docs: Collection[str] | None = None) -> list[Hit]:
@@ -206,6 +208,10 @@ class Searcher:
             fn = MODES[mode]
         except KeyError:
             raise ValueError(f"unknown search mode {mode!r}; choose one of: {', '.join(sorted(MODES))}") from None
+        if mode == "default" and self.fusion != DEFAULT_FUSION:
+            fn = partial(fused_search, fusion=self.fusion)
+        elif mode == "lexical" and self.fusion != DEFAULT_FUSION:
+            fn = partial(lexical_search, fusion=self.fusion)
         if not query.strip():
             return []
         if self.reranker is None:
