@@ -45,6 +45,7 @@ class Document:
     pages: tuple[PageSpan, ...] = ()
     sections: tuple[Section, ...] = ()
     owner: str | None = None  # the person the document is about, when it is clearly one person's
+    owner_source: str = ""  # the evidence for `owner`, "+"-joined ("title+email+filename"); "" without owner
 
     def page_at(self, offset: int) -> int | None:
         """The page number holding cleaned offset `offset`, or None for unpaginated formats."""

@@ -8,7 +8,8 @@ expands to gigabytes) is refused from the sizes its directory declares, so memor
 Paragraphs and tables are read in body order; `Title`/`Heading N` styles (and outline levels) give
 the outline; a table row becomes one line with cells joined by " | ". Pages are counted from the page
 breaks Word recorded when it last laid the file out, or from explicit page breaks when there are
-none. Left out: headers/footers, footnotes, comments, text boxes and tracked changes.
+none. The core properties' title and author, and the first paragraphs' run size and weight (as
+`Parsed.lines`), are passed on as evidence for the owner/title decision. Left out: headers/footers, footnotes, comments, text boxes and tracked changes.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from pathlib import Path
 
 from .document import PageSpan
 from .errors import ParseError
-from .parsed import Parsed
+from .parsed import LayoutLine, Parsed
 
 MAX_EXPANDED_BYTES = 200 * 2**20  # total uncompressed size of the archive's members
 MAX_RATIO = 200  # a member compressing better than this is not a document, it is a bomb
+LAYOUT_PARAGRAPHS = 40  # paragraphs whose size and weight are read (titles and owners sit at the top)
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)$", re.I)
@@ -89,6 +91,7 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
     rendered = bool(body.findall(f".//{_W}lastRenderedPageBreak"))
 
     lines: list[str] = []
+    layout: list[LayoutLine] = []
     page_starts: list[int] = []  # line index where each page after the first starts
     outline: list[tuple[int, str]] = []
     title: str | None = None
@@ -109,6 +112,8 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
                 continue
             style = _style_name(child, names)
             level = _level(child, style)
+            if len(layout) < LAYOUT_PARAGRAPHS:
+                layout.append(_layout_line(p, text, len(page_starts) + 1, style, document))
             if level is not None and len(text) <= 200:
                 outline.append((level, text))
                 if level == 1 and title is None:
@@ -139,4 +144,30 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
         for n, s in enumerate(starts):
             e = starts[n + 1] - 2 if n + 1 < len(starts) else len(text)
             pages.append(PageSpan(n + 1, s, max(s, e)))
-    return Parsed(text=text, pages=tuple(pages), outline=tuple(outline), title=title)
+    props = document.core_properties
+    return Parsed(
+        text=text, pages=tuple(pages), outline=tuple(outline), title=title, lines=tuple(layout),
+        meta_title=" ".join((props.title or "").split()) or None,
+        meta_author=" ".join((props.author or "").split()) or None,
+    )
+
+
+def _layout_line(p, text: str, page: int, style: str, document) -> LayoutLine:  # type: ignore[no-untyped-def]
+    """Size (pt) and weight of a paragraph from its runs, else from its style (Title/Heading styles
+    usually set them there)."""
+    runs = [r for r in p.runs if r.text.strip()]
+    size = next((r.font.size.pt for r in runs if r.font.size is not None), None)
+    bold = bool(runs) and all(r.bold for r in runs)
+    try:
+        st = document.styles[style] if style else None
+    except KeyError:
+        st = None
+    while st is not None and (size is None or not bold):
+        font = getattr(st, "font", None)
+        if font is not None:
+            if size is None and font.size is not None:
+                size = font.size.pt
+            if not bold and runs and font.bold and all(r.bold is None for r in runs):
+                bold = True
+        st = st.base_style
+    return LayoutLine(text, page, float(size or 0.0), bold, 0.0)

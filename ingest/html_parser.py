@@ -4,7 +4,8 @@ selectolax was chosen over BeautifulSoup by measurement on generated pages: the 
 headings, at 115 pages/s against 64 (bs4 + html.parser) and 71 (bs4 + lxml) on a busy 2-core box. Scripts, styles, navigation, headers/footers of the page and forms are dropped;
 the page's `<main>`/`<article>` is read when there is one. Block elements end lines, `<li>` becomes a
 "- " item, a table row becomes cells joined by " | ". Left out: boilerplate removal beyond these
-tags (trafilatura-style scoring), iframes, and text drawn by scripts.
+tags (trafilatura-style scoring), iframes, and text drawn by scripts. `<title>` and
+`<meta name="author">` are passed on as document properties (evidence for owner and title).
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def parse_html(path: Path, data: bytes) -> Parsed:
         raise ParseError(str(path), f"not readable HTML: {exc}") from exc
     title_node = tree.css_first("title")
     title = " ".join(title_node.text().split()) if title_node is not None else None
+    author_node = tree.css_first('meta[name="author" i]')
+    author = " ".join((author_node.attributes.get("content") or "").split()) if author_node is not None else ""
     for node in tree.css(_DROP):
         node.decompose()
     root = tree.css_first("main")
@@ -46,7 +49,7 @@ def parse_html(path: Path, data: bytes) -> Parsed:
             node.decompose()
         root = tree.body
     if root is None:
-        return Parsed(text="", title=title or None)
+        return Parsed(text="", title=title or None, meta_title=title or None, meta_author=author or None)
 
     lines: list[str] = []
     outline: list[tuple[int, str]] = []
@@ -95,6 +98,8 @@ def parse_html(path: Path, data: bytes) -> Parsed:
         stack.extend((c, False) for c in reversed(children))
     flush()
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    meta_title = title
     if not title and outline:
         title = outline[0][1]
-    return Parsed(text=text, outline=tuple(outline), title=title or None)
+    return Parsed(text=text, outline=tuple(outline), title=title or None, meta_title=meta_title or None,
+                  meta_author=author or None)

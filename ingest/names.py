@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["name_variants", "names_match", "split_name"]
+__all__ = ["fold", "join_spacing_accents", "name_aliases", "name_variants", "names_match", "split_name"]
 
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la", "bin", "al"})
 
@@ -21,6 +21,33 @@ _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", 
 def _fold(s: str) -> str:
     s = unicodedata.normalize("NFKD", s)
     return "".join(c for c in s if not unicodedata.combining(c)).lower()
+
+
+def fold(s: str) -> str:
+    """Accent-free, case-folded, NFKC form of `s` ("Pârvulescu" -> "parvulescu")."""
+    return _fold(unicodedata.normalize("NFKC", join_spacing_accents(s)))
+
+
+# Spacing accent glyphs that TeX-made PDFs emit beside the letter they belong to ("Pˆarvulescu"),
+# and the combining mark each one stands for. The cedilla follows its letter; the others precede it.
+_SPACING_ACCENTS = {
+    "\u02c6": "\u0302", "\u00b4": "\u0301", "\u02ca": "\u0301", "\u02cb": "\u0300",
+    "\u00a8": "\u0308", "\u02dc": "\u0303", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02da": "\u030a",
+    "\u02dd": "\u030b", "\u00af": "\u0304", "\u02c9": "\u0304", "\u02d9": "\u0307",
+}
+_ACCENT_BEFORE = re.compile("([" + re.escape("".join(_SPACING_ACCENTS)) + "]) ?([A-Za-z\u0131])")
+_CEDILLA_AFTER = re.compile("([CcSsTt]) ?\u00b8")
+
+
+def join_spacing_accents(s: str) -> str:
+    """Join a spacing accent glyph to the letter it was meant for and compose the result (NFC):
+    "Pˆarvulescu" -> "Pârvulescu", "Bˆatiment" -> "Bâtiment", "c¸" -> "ç". Text without such
+    glyphs comes back unchanged (apart from NFC)."""
+    if not any(c in _SPACING_ACCENTS or c == "\u00b8" for c in s):
+        return unicodedata.normalize("NFC", s)
+    s = _ACCENT_BEFORE.sub(lambda m: m.group(2).replace("\u0131", "i") + _SPACING_ACCENTS[m.group(1)], s)
+    s = _CEDILLA_AFTER.sub(lambda m: m.group(1) + "\u0327", s)
+    return unicodedata.normalize("NFC", s)
 
 
 def split_name(name: str) -> tuple[tuple[str, ...], str]:
@@ -98,6 +125,40 @@ def name_variants(name: str) -> tuple[str, ...]:
     out.append(f"{surname}, {' '.join(initials)}")
     out.append(f"{surname}, {' '.join(given)}")
     out.append(surname)
+    seen: dict[str, None] = {}
+    for v in out:
+        seen.setdefault(v, None)
+    return tuple(seen)
+
+
+def name_aliases(name: str, others: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:
+    """The ways a question may name the owner `name`, fullest first and each once: the full name,
+    its accent-free spelling, initials + surname ("R. A. Pârvulescu", "R. Pârvulescu"), the surname,
+    and the given name when no other owner in `others` shares it (a given name alone is only an
+    alias while it is unique in the index). Particles stay with the surname ("De Dominicis")."""
+    words = [w for w in name.replace(",", " ").split() if w]
+    if not words:
+        return ()
+    given, surname = words[:-1], words[-1]
+    while given and given[-1].lower() in _PARTICLES:
+        surname = f"{given.pop()} {surname}"
+    out = [" ".join(words)]
+    plain = "".join(c for c in unicodedata.normalize("NFKD", out[0]) if not unicodedata.combining(c))
+    out.append(plain)
+    full_given = [g for g in given if len(g.rstrip(".")) > 1]
+    if given:
+        out.append(" ".join([*(g[0].upper() + "." for g in given), surname]))
+        out.append(f"{given[0][0].upper()}. {surname}")
+        if len(given) > 1 and full_given:
+            out.append(f"{full_given[0]} {surname}")
+    out.append(surname)
+    if full_given:
+        first = _fold(full_given[0])
+        if not any(_fold(o) != _fold(name) and first in {_fold(w) for w in o.split()[:-1]} for o in others):
+            out.append(full_given[0])
+    for v in list(out):
+        p = "".join(c for c in unicodedata.normalize("NFKD", v) if not unicodedata.combining(c))
+        out.append(p)
     seen: dict[str, None] = {}
     for v in out:
         seen.setdefault(v, None)

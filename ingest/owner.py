@@ -1,112 +1,571 @@
-"""Whose document is this? For CVs, profiles and publication lists, the person it is about.
+"""Whose document is it, and what is its title? One explainable decision per document.
 
-Evidence, strongest first:
-1. a name alone on the first line, *confirmed* by the rest of the document: it has CV sections
-   (Education, Experience, Publications...), contact details near the top, or the same person
-   recurs in its author lists ("M. F. Balin" confirms "Muhammed Fatih Balin");
-2. a name the source sets in bold at least twice (`**Baolin Li**`: how CV exports mark the owner
-   inside author lists);
-3. a name that recurs across the document's author lists far more than any other, in a document
-   with CV sections.
-Variants of one name are counted together (`names.names_match`). Returns None when the evidence is
-weak: a wrong owner is worse than none. Left out: names only in e-mail addresses or URLs, and
-documents about several people (they get None).
+Candidates for the owner come from every source a document offers (`Source` names them):
+- `title`: the first lines of page 1, with their font size and weight when the parser gives them
+  (`Parsed.lines`); a line is split at separators (`|`, `:`, `,`, `•`, dashes...) and into runs of
+  capitalised words, so "Last edited: 5/10/2023 | Aamir Sohail" and "Sharbatanu Chatterjee Last
+  updated : 1 February 2025" yield the name and not the date fragment (digits and month names end a
+  run); capitals are case-folded ("PIERO DE DOMINICIS") and spacing accents joined ("Pˆarvulescu");
+- `heading`: the format's own title (DOCX Title style, HTML `<h1>`, a Markdown `#` heading);
+- `meta`: the author property (PDF Info, DOCX core properties, HTML meta, front matter);
+- `email`, `url`, `filename`: an e-mail local part, a homepage or URL path, the file name, split
+  into words ("nick-danis", "tyler.grimes", "Jane_Roe_CV");
+- `text`: a full name in the text whose surname the e-mail, URL or file name gives;
+- `authors`/`bold`: the name that dominates the document's author lists, or that it sets in bold.
+
+Each candidate (variants of one name counted together, `names.names_match`) is scored by general
+evidence with hand-set weights: where it sits on page 1 (the largest line, the first lines), whether
+probablepeople reads it as a person or as an organisation, how many independent sources agree (its
+words found in the e-mail, the URL, the file name, the author property), how often it recurs in
+author lists, and whether the document looks like a person's (CV sections, contact details). The
+owner is the best candidate only when its score clears `THRESHOLD` and beats every unrelated
+candidate by `MARGIN`; otherwise None: a missing owner costs a little, a wrong one poisons every
+answer about that person. `OwnerDecision.source` says which sources agreed ("title+email+filename").
+
+Titles: the format's title (front matter, DOCX Title, HTML `<title>`), else the most prominent line
+group of page 1 that is not an organisation's name (the issuer of a report), extended on form-like
+pages (label: value lines) with the identifier-like values of the first fields (a report number, a
+registration, a model), else the first short line; a person's document whose title does not name its
+owner gets the owner appended ("CV — Nick Danis"). Left out: documents about several people (None),
+nicknames, names written surname-first without a comma, OCR.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 from .document import Section
-from .names import names_match
-from .structure import SECTION_NAMES
+from .names import fold, join_spacing_accents, names_match, split_name
+from .owner_authors import author_names, bold_names, clusters
+from .parsed import Parsed
+from .structure import SECTION_NAMES, heading_key
 
-_WORD = r"[A-Z][a-zà-ÿ'’-]+"
-_INITIAL = r"[A-Z]\."
-_NAME = rf"(?:(?:{_INITIAL}\s?){{1,3}}{_WORD}(?:\s{_WORD})?|{_WORD}(?:\s(?:{_WORD}|{_INITIAL})){{1,3}})"
-_NAME_LINE = re.compile(rf"^\s*({_NAME})\s*$")
-_BOLD_NAME = re.compile(rf"\*\*({_NAME})\*\*")
-_AUTHOR = re.compile(
-    rf"(?:^[ \t]*(?:[-•*>][ \t]*)?|[,;:\"]\s*|\band\s)({_NAME})(?=\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
+__all__ = ["THRESHOLD", "MARGIN", "Candidate", "OwnerDecision", "author_counts", "decide_owner", "decide_title",
+           "detect_owner"]
+
+THRESHOLD = 2.0  # evidence an owner must reach (about two independent kinds of support)
+MARGIN = 0.75  # and its lead over any unrelated candidate that is itself near the threshold
+RIVAL = THRESHOLD - MARGIN / 2  # a candidate scoring less is no rival (a role or place on line 5)
+TOP_LINES = 12  # lines of page 1 read for candidates
+HEADER_CHARS = 1000  # where contact details (e-mail, homepage) of the owner are looked for
+
+# Weights of the evidence (hand-set, not fitted; see the module docstring).
+W_PROMINENT = 1.0  # on the largest line of page 1, or the format's title
+W_RANK = (1.0, 0.5, 0.5, 0.3, 0.3, 0.3, 0.3, 0.3)  # on the 1st, 2nd... line of page 1
+W_BOLD = 0.2
+W_PERSON = 0.5  # probablepeople reads a person
+W_ORG = -1.5  # probablepeople reads an organisation (a word like University, Board, Centre, Ltd)
+W_META = 1.0  # the author property names it
+W_EMAIL = 1.0
+W_URL = 0.8
+W_FILENAME = 1.0
+W_AUTHORS = 1.0  # recurs in the document's author lists
+W_DOMINANT = 2.5  # dominates the author lists, or is set in bold again and again
+W_PERSONAL = 0.5  # the document looks like a person's (CV sections, contact details at the top)
+W_RECUR = 0.3  # on several of the first lines
+W_TEXT = 0.3  # a full name printed in the text whose surname a handle spells
+
+_MONTHS = frozenset(
+    m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name, *calendar.day_abbr)
 )
+_PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la", "bin", "al", "y"})
+_SEPARATORS = re.compile(r"\s*(?:[|•·:;,/\\()\[\]<>{}\"“”«»–—]|\s-\s|\s{2,}|\t)\s*")
+_NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?|[^\W\d_]\.)$")
+_EMAIL = re.compile(r"([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)")
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+|\b[\w-]+(?:\.[\w-]+)*\.(?:github\.io|com|org|net|edu|io|me|ch|de|fr|uk|ca)(?:/[^\s<>()\[\]\"']*)?", re.I)
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\(?\d{1,3}\)?[ -]?\d{3}[ -]\d{3,4}[ -]?\d{0,4}|linkedin|github\.com", re.I)
-
-# Capitalised phrases that look like names but never are.
-_NOT_NAMES = re.compile(
-    r"\b(University|Institute|College|School|Laboratory|Lab|Research|Conference|Journal|Award|"
-    r"Technologies|Inc|Corp|Department|Center|Centre|Workshop|Symposium|Proceedings|Education|"
-    r"Experience|Publications|Network|Networks|Learning|Computing|Systems|Science|Engineering|Report|"
-    r"Annual|Introduction|Abstract|Chapter|Section|Table|Figure|Summary|Overview|Guide|Manual|"
-    r"Analysis|Study|Review|Notes|Project|Policy|Agreement|Company|Group|Team|Services|Street|Road|"
-    r"Avenue|City|State|County|United|National|International|Foundation|Association|Society|Press|"
-    r"Model|Models|Data|Theory|Method|Methods|Paper|Papers|Profile|Resume|Curriculum|Vitae|The|Of|And)\b"
-)
 _CV_SECTIONS = frozenset(
     {"education", "experience", "work experience", "professional experience", "employment", "publications",
      "selected publications", "skills", "awards", "honors & awards", "honors", "research experience",
      "teaching experience", "talks", "invited talks", "services", "service", "employment history", "interests",
-     "areas of interest", "research interests"}
+     "areas of interest", "research interests", "academic positions", "positions", "teaching", "research"}
 )
+_ORG_TAGS = frozenset({"CorporationNameOrganization", "CorporationLegalType", "CorporationNameBranchType",
+                       "CorporationNameBranchIdentifier", "CorporationCommitteeType"})
+_NAME_TAGS = frozenset({"GivenName", "Surname", "MiddleName", "MiddleInitial", "FirstInitial", "LastInitial",
+                        "Nickname", "SuffixGenerational", "SuffixOther", "PrefixMarital", "PrefixOther"})
 
 
-def _plausible(name: str) -> bool:
-    return not _NOT_NAMES.search(name) and 2 <= len(name.split()) <= 5
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    score: float
+    sources: tuple[str, ...]  # the kinds of evidence that support it, strongest first
 
 
-def _clusters(names: list[str]) -> list[tuple[str, int]]:
-    """Group names that match each other; (fullest form, count) by count, highest first."""
-    groups: list[list[str]] = []
-    for n in names:
-        for g in groups:
-            if names_match(n, g[0]) and len(n.split()) > 1:
-                g.append(n)
+@dataclass(frozen=True)
+class OwnerDecision:
+    owner: str | None
+    source: str  # "+"-joined evidence of the chosen owner ("title+email+filename"); "" when None
+    score: float
+    candidates: tuple[Candidate, ...]  # best first, for explanations and debugging
+
+
+@dataclass
+class _Cluster:
+    names: list[tuple[str, str, float]]  # (display form, source, position weight) of each occurrence
+    position: float = 0.0
+    bold: bool = False
+    lines: set[int] | None = None
+
+    def display(self) -> str:
+        # The form on the most prominent line; else what the document prints over forms rebuilt from
+        # handles; then the fullest.
+        order = {"title": 0, "heading": 0, "meta": 1, "text": 2, "authors": 2, "bold": 2, "email": 3, "url": 3,
+                 "filename": 4}
+        return max(self.names, key=lambda n: (n[2], -order.get(n[1], 5), len(n[0].split()), len(n[0])))[0]
+
+
+# -- normalising lines into name candidates ------------------------------------------------------------
+def normalise(text: str) -> str:
+    """NFKC, spacing accents joined, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", join_spacing_accents(text)).split())
+
+
+def _recase(token: str) -> str:
+    """"DOMINICIS" -> "Dominicis", "JEAN-PAUL" -> "Jean-Paul"; mixed case is kept ("McDonald")."""
+    if token.isupper() and len(token.rstrip(".")) > 1:
+        return "-".join(p[:1] + p[1:].lower() for p in token.split("-"))
+    return token
+
+
+def _is_name_token(tok: str) -> bool:
+    if not _NAME_TOKEN.match(tok) or tok.rstrip(".").lower() in _MONTHS:
+        return False
+    return tok[0].isupper()
+
+
+def line_names(line: str, max_words: int = 4) -> list[str]:
+    """Name-shaped windows (2-4 capitalised words, initials and particles allowed) of one line."""
+    return [name for name, _ in line_windows(line, max_words)]
+
+
+def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
+    """Name-shaped windows of a line with how alone they stand: 1.0 for a window that is a whole
+    separator-delimited part ("Aamir Sohail" in "Last edited: 5/10/2023 | Aamir Sohail"), 0.5 for a
+    whole run of capitalised words inside a longer part ("Sharbatanu Chatterjee Last updated"),
+    0.25 for a piece of a longer run ("George Mason" in "George Mason University")."""
+    out: list[tuple[str, float]] = []
+    for part in _SEPARATORS.split(normalise(line)):
+        words = [w.strip("*_'\"") for w in part.split()]
+        words = [w for w in words if w]
+        runs: list[list[str]] = [[]]
+        for w in words:
+            if _is_name_token(w) or (runs[-1] and w.lower() in _PARTICLES):
+                runs[-1].append(w)
+            elif runs[-1]:
+                runs.append([])
+        for run in runs:
+            upper = all(t.isupper() or len(t.rstrip(".")) <= 1 for t in run)
+            for i in range(len(run)):
+                for j in range(i + 2, min(len(run), i + max_words) + 1):
+                    win = run[i:j]
+                    if win[0].lower() in _PARTICLES or win[-1].lower() in _PARTICLES or len(win[-1].rstrip(".")) < 2:
+                        continue
+                    if sum(len(t.rstrip(".")) > 1 for t in win) < 2:
+                        continue
+                    alone = 1.0 if len(win) == len(words) else (0.5 if len(win) == len(run) else 0.25)
+                    out.append((" ".join(_recase(t) if upper else t for t in win), alone))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def person_evidence(name: str) -> float:
+    """W_PERSON when probablepeople reads `name` as a person, W_ORG when it finds an organisation's
+    words in it, 0 when unsure."""
+    import probablepeople as pp
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    try:
+        tags, kind = pp.tag(plain)
+    except Exception:  # RepeatedLabelError and friends: the tagger could not decide
+        return 0.0
+    if kind == "Person" and set(tags) <= _NAME_TAGS and ("Surname" in tags or "LastInitial" in tags):
+        return W_PERSON
+    if set(tags) & _ORG_TAGS:
+        return W_ORG
+    return 0.0
+
+
+# -- handles: e-mail, URL, file name -------------------------------------------------------------------
+def _alnum(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", fold(s))
+
+
+def _handle_words(s: str) -> list[str]:
+    """Words of a handle or file name: split at separators and case changes, digits dropped."""
+    s = re.sub(r"([a-z])([A-Z])", r"\1 \2", s)
+    return [w for w in re.split(r"[^A-Za-zÀ-ÿ]+", s) if len(w) >= 2]
+
+
+def agreement(name: str, handle: str) -> float:
+    """How well `handle` (an e-mail local part, a URL, a file name) spells `name`: 0.8 when it holds
+    the surname, 0.6 for a long surname prefix ("mrevsin1"), plus 0.2 when it also holds a given
+    name (so 1.0 means the whole name); 0.4 for a given name alone, 0 otherwise."""
+    h = _alnum(handle)
+    if not h:
+        return 0.0
+    given, surname = split_name(name)
+    sur = re.sub(r"[^a-z0-9]", "", surname)
+    if len(sur) < 2:
+        return 0.0
+    score = 0.0
+    if len(sur) >= 3 and sur in h:
+        score = 0.8
+    elif len(sur) >= 5 and sur[: max(4, len(sur) - 2)] in h:
+        score = 0.6
+    if any(len(g) >= 3 and re.sub(r"[^a-z]", "", g) in h for g in given):
+        score = score + 0.2 if score else 0.4
+    return min(score, 1.0)
+
+
+def _handle_names(words: list[str]) -> list[str]:
+    """A person's name spelled by handle words ("nick", "danis" -> "Nick Danis"; "Jane_Roe_CV" ->
+    "Jane Roe"): the leftmost two words of three letters or more that probablepeople reads as exactly
+    a given name and a surname; [] when none do."""
+    import probablepeople as pp
+
+    words = [w for w in words if len(w) >= 3]
+    for i in range(len(words) - 1):
+        pair = [w.capitalize() if w.islower() or w.isupper() else w for w in words[i : i + 2]]
+        try:
+            tags, kind = pp.tag(" ".join(pair))
+        except Exception:
+            continue
+        if kind == "Person" and set(tags) == {"GivenName", "Surname"}:
+            return [" ".join(pair)]
+    return []
+
+
+# -- the document ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Line:
+    text: str
+    rank: int
+    prominent: bool
+    bold: bool
+
+
+def top_lines(parsed: Parsed, cleaned: str) -> list[_Line]:
+    """The first lines of page 1, with which of them is set largest."""
+    if parsed.lines:
+        first_page = min(ln.page for ln in parsed.lines)
+        lines = [ln for ln in parsed.lines if ln.page == first_page and len(ln.text.strip()) > 1][:TOP_LINES * 3]
+        sizes = [ln.size for ln in lines if ln.size > 0]
+        biggest = max(sizes) if sizes else 0.0
+        # Several lines at the top size (a form's headings, a CV whose name is set like its sections)
+        # are not "the largest line": then only the first of them counts as prominent.
+        at_top = [i for i, ln in enumerate(lines) if biggest and ln.size >= biggest * 0.97]
+        unique_top = len(at_top) <= 3
+        out = [_Line(ln.text, i, bool(biggest) and ln.size >= biggest * 0.97 and (unique_top or i == at_top[0]), ln.bold)
+               for i, ln in enumerate(lines)]
+        return [ln for ln in out if ln.rank < TOP_LINES or ln.prominent]
+    out = []
+    for raw in cleaned.splitlines():
+        text = raw.strip()
+        if not text:
+            continue
+        heading = text.startswith("# ")
+        text = text.lstrip("#*-> ").strip()
+        if text:
+            prominent = heading or (parsed.title is not None and normalise(text) == normalise(parsed.title))
+            out.append(_Line(text, len(out), prominent, False))
+        if len(out) >= TOP_LINES:
+            break
+    return out
+
+
+def _personal(cleaned: str, sections: Sequence[Section] | None) -> bool:
+    """CV sections, or contact details near the top: the document is about a person."""
+    if sections:
+        heads = {heading_key(s.path[-1]) for s in sections}
+    else:
+        heads = {heading_key(ln) for ln in cleaned.splitlines() if len(ln) < 60} & SECTION_NAMES
+    return len(heads & _CV_SECTIONS) >= 2 or bool(_CONTACT.search(cleaned[:600]))
+
+
+def _handles(cleaned: str, path: Path) -> dict[str, list[str]]:
+    """E-mail local parts and URLs near the top (contact details), and the file name."""
+    header = cleaned[:HEADER_CHARS]
+    emails = [m.group(1) for m in _EMAIL.finditer(header)]
+    urls = [u for u in _URL.findall(header) if "@" not in u]
+    return {"email": emails, "url": urls, "filename": [path.stem]}
+
+
+def _url_words(url: str) -> list[list[str]]:
+    """Word groups of a URL: each host label and path segment split into words."""
+    url = re.sub(r"^(?:https?://)?(?:www\.)?", "", url, flags=re.I)
+    host, _, rest = url.partition("/")
+    labels = host.split(".")[:-1]
+    return [_handle_words(seg) for seg in [*labels, *rest.split("/")] if seg]
+
+
+def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: Sequence[Section] | None = None,
+                 source: str | None = None) -> OwnerDecision:
+    """The person the document is about, with the evidence for it; owner None when it is not clear.
+
+    Args:
+        parsed: the parser's output (layout lines, properties, title).
+        cleaned: the cleaned text.
+        path: the file's path (its name is evidence).
+        sections: the detected sections (CV sections are evidence that it is a person's document).
+        source: the uncleaned text (bold marks `**Name**` are evidence); defaults to `parsed.text`.
+    """
+    path = Path(path)
+    groups: list[_Cluster] = []
+
+    def add(name: str, src: str, position: float = 0.0, bold: bool = False, line: int | None = None) -> _Cluster:
+        c: _Cluster
+        key = split_name(name)
+        for c in groups:
+            if split_name(c.names[0][0])[1] == key[1] and names_match(c.names[0][0], name):
                 break
         else:
-            groups.append([n])
-    out = []
-    for g in groups:
-        full = max(g, key=lambda s: (sum(len(t) > 2 for t in s.replace(".", " ").split()), len(s)))
-        out.append((full, len(g)))
-    return sorted(out, key=lambda x: -x[1])
+            c = _Cluster([])
+            groups.append(c)
+        c.names.append((name, src, position))
+        c.position = max(c.position, position)
+        c.bold = c.bold or bold
+        if line is not None:
+            c.lines = (c.lines or set()) | {line}
+        return c
+
+    for ln in top_lines(parsed, cleaned):
+        pos = W_PROMINENT if ln.prominent else (W_RANK[ln.rank] if ln.rank < len(W_RANK) else 0.0)
+        for name, alone in line_windows(ln.text):
+            add(name, "title", pos * alone, ln.bold, ln.rank)
+    for level, heading in parsed.outline[:3]:
+        if level == 1:
+            for name, alone in line_windows(heading):
+                add(name, "heading", W_PROMINENT * alone)
+    meta_author = normalise(parsed.meta_author or "")
+    for name in line_names(meta_author):
+        if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one
+            add(name, "meta")
+
+    handles = _handles(cleaned, path)
+    for kind in ("email", "filename"):
+        for h in handles[kind]:
+            for name in _handle_names(_handle_words(h)):
+                add(name, kind)
+    for url in _URL.findall(cleaned):
+        for words in _url_words(url):
+            for name in _handle_names(words):
+                add(name, "url")
+    # A full name in the text whose surname a handle spells (a CV that prints its owner only in a list).
+    handle_words = {w.lower() for kind in ("email", "filename") for h in handles[kind] for w in _handle_words(h)
+                    if len(w) >= 3}
+    for w in sorted(handle_words):
+        pattern = re.compile(rf"\b([A-Z][^\W\d_]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][^\W\d_]+)?)[ \t]+((?i:{re.escape(w)}))\b")
+        for m in pattern.finditer(cleaned):
+            name = f"{m.group(1)} {m.group(2)}"
+            if m.group(2)[1:].islower() and line_names(name) and person_evidence(name) > 0:
+                add(name, "text")
+
+    text = source if source is not None else parsed.text
+    author_list = author_names(cleaned)
+    ranked_authors = clusters(author_list)
+    for found, src in ((_dominant(ranked_authors), "dominant"), (_dominant_bold(text), "bold")):
+        if found:
+            add(found, src)
+    for found, count in ranked_authors[:5]:  # co-authors compete too (as rivals)
+        if count >= 2:
+            add(found, "authors")
+
+    personal = _personal(cleaned, sections)
+    max_auth = ranked_authors[0][1] if ranked_authors else 1
+    scored: list[tuple[float, list[str], _Cluster]] = []
+    for c in groups:
+        name = c.display()
+        srcs = Counter(s for _, s, _ in c.names)
+        evidence: dict[str, float] = {}
+        if c.position:
+            evidence["heading" if "heading" in srcs and not srcs.get("title") else "title"] = c.position
+        if c.bold and c.position:
+            evidence["title"] = evidence.get("title", 0.0) + W_BOLD
+        if c.lines and len(c.lines) > 1:
+            evidence["title"] = evidence.get("title", 0.0) + W_RECUR
+        if "meta" in srcs:
+            evidence["meta"] = W_META
+        agree: dict[str, float] = {}
+        for kind, weight in (("email", W_EMAIL), ("url", W_URL), ("filename", W_FILENAME)):
+            fit = max((agreement(name, h) for h in handles[kind]), default=0.0)
+            if kind == "filename" and "filename" in srcs:
+                fit = 1.0  # the file is named after this person (a deliberate label, unlike a link)
+            if fit:
+                agree[kind] = fit
+                evidence[kind] = weight * fit
+        n_auth = sum(1 for a in author_list if names_match(a, name))
+        if srcs.get("dominant") or srcs.get("bold"):
+            evidence["bold" if srcs.get("bold") else "authors"] = W_DOMINANT
+        elif n_auth >= 2:
+            evidence["authors"] = W_AUTHORS * n_auth / max_auth  # relative to the most listed author
+        if ("text" in srcs or "url" in srcs or "email" in srcs) and not c.position:
+            # printed in the text with the surname a handle gives, or spelled whole by a link or address
+            evidence["text"] = W_TEXT
+        if not evidence:
+            continue
+        person = person_evidence(name)
+        # A person's name: the tagger reads one, or an identity source (e-mail, URL, file name,
+        # author property) spells it. Else it is not an owner, whatever its position.
+        handle = max((agree.get(k, 0.0) for k in ("email", "url", "filename")), default=0.0)
+        recurs = "authors" in evidence or "bold" in evidence
+        if person < 0 or (person == 0 and handle < 0.7 and "meta" not in evidence and not recurs):
+            continue
+        # A document that does not look like a person's needs more than a name-like first line: its
+        # author lists, its author property, or a handle that spells the whole name.
+        if not personal and not (recurs or "meta" in evidence or handle >= 1.0):
+            continue
+        score = sum(evidence.values()) + person + (W_PERSONAL if personal else 0.0)
+        order = sorted(evidence, key=lambda k: -evidence[k])
+        scored.append((score, order, c))
+    scored.sort(key=lambda x: -x[0])
+    candidates = tuple(Candidate(g.display(), round(sc, 3), tuple(o)) for sc, o, g in scored[:8])
+    if not scored:
+        return OwnerDecision(None, "", 0.0, candidates)
+    best_score, best_order, best = scored[0]
+    owner = best.display()
+    mine = _tokens(owner)
+    rival = max((s for s, _, other in scored[1:] if s >= RIVAL and not (_tokens(other.display()) & mine)),
+                default=float("-inf"))
+    if best_score < THRESHOLD or best_score - rival < MARGIN:
+        return OwnerDecision(None, "", round(best_score, 3), candidates)
+    if best_order == ["text"]:  # a name found through a handle needs the handle's agreement too
+        return OwnerDecision(None, "", round(best_score, 3), candidates)
+    return OwnerDecision(owner, "+".join(best_order), round(best_score, 3), candidates)
 
 
-def _cv_like(cleaned: str, sections: Sequence[Section] | None) -> bool:
-    if sections is not None:
-        heads = {s.path[-1].lower() for s in sections}
-    else:
-        heads = {ln.strip().lower().rstrip(" _.:") for ln in cleaned.splitlines() if len(ln) < 60}
-        heads &= SECTION_NAMES
-    return len(heads & _CV_SECTIONS) >= 2
+def _tokens(name: str) -> set[str]:
+    given, surname = split_name(name)
+    return {t for t in (*given, surname) if len(t) > 1}
+
+
+def _dominant(ranked: list[tuple[str, int]]) -> str | None:
+    """The name that dominates clustered author names (>= 3 times and twice any other), else None."""
+    if not ranked:
+        return None
+    (name, count), runner_up = ranked[0], (ranked[1][1] if len(ranked) > 1 else 0)
+    return name if count >= 3 and count >= 2 * runner_up else None
+
+
+def _dominant_bold(source: str) -> str | None:
+    """A name the source sets in bold (`**Name**`) at least twice and twice as often as any other."""
+    ranked = clusters(bold_names(source))
+    if ranked and ranked[0][1] >= 2 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
+        return ranked[0][0]
+    return None
 
 
 def detect_owner(source: str, cleaned: str, sections: Sequence[Section] | None = None) -> str | None:
-    """The person `source` is about, or None when that is not clear."""
-    authors = [n.strip() for n in _AUTHOR.findall(cleaned) if _plausible(n.strip())]
-    cv_like = _cv_like(cleaned, sections)
-
-    first = next((ln for ln in cleaned.splitlines() if ln.strip()), "")
-    m = _NAME_LINE.match(first)
-    if m and _plausible(m.group(1)):
-        name = m.group(1).strip()
-        in_authors = sum(1 for a in authors if names_match(a, name))
-        contact = bool(_CONTACT.search(cleaned[:600]))
-        if cv_like or contact or in_authors >= 2:
-            return name
-
-    bold = _clusters([n for n in _BOLD_NAME.findall(source) if _plausible(n)])
-    if bold and bold[0][1] >= 2 and (len(bold) == 1 or bold[0][1] >= 2 * bold[1][1]):
-        return bold[0][0]
-
-    if cv_like and authors:
-        ranked = _clusters(authors)
-        (name, count), runner_up = ranked[0], (ranked[1][1] if len(ranked) > 1 else 0)
-        if count >= 3 and count >= 2 * runner_up:
-            return name
-    return None
+    """The person a plain text is about, or None (`decide_owner` without layout or file name)."""
+    return decide_owner(Parsed(text=source), cleaned, "", sections, source).owner
 
 
 def author_counts(cleaned: str) -> Counter[str]:
     """How often each (clustered) author name occurs in `cleaned`'s author lists."""
-    return Counter(dict(_clusters([n.strip() for n in _AUTHOR.findall(cleaned) if _plausible(n.strip())])))
+    return Counter(dict(clusters(author_names(cleaned))))
+
+
+# -- titles ---------------------------------------------------------------------------------------------
+_LABEL_VALUE = re.compile(r"([A-Z][A-Za-z&/ ]{1,30}?):\s*(.*?)(?=\s+[A-Z][A-Za-z&/ ]{1,30}?:|$)")
+_DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\b")
+
+
+def _identifier_like(value: str) -> bool:
+    """A form value that names this document among its kind: letters and digits, not a date."""
+    value = value.strip(" ,;")
+    if not value or len(value) > 40 or _DATE.search(value):
+        return False
+    if any(w.lower().strip(".,") in _MONTHS for w in value.split()):
+        return False
+    return bool(re.search(r"[A-Za-z]", value) and re.search(r"\d", value))
+
+
+def _form_values(lines: list[str]) -> list[str]:
+    """Identifier-like values of the first label/value lines of a form-like page, else []."""
+    form_lines = [ln for ln in lines if _LABEL_VALUE.match(ln) and ":" in ln]
+    if len(form_lines) < 3:
+        return []
+    values: list[str] = []
+    for ln in form_lines[:3]:
+        for _label, value in _LABEL_VALUE.findall(ln):
+            if _identifier_like(value) and value.strip(" ,;") not in values:
+                values.append(value.strip(" ,;"))
+    return values[:3]
+
+
+def _is_org(line: str) -> bool:
+    return person_evidence(line) == W_ORG
+
+
+def decide_title(parsed: Parsed, cleaned: str, path: str | Path, owner: str | None) -> str:
+    """The document's title (see the module docstring)."""
+    title = _base_title(parsed, cleaned)
+    if title is None:
+        title = owner or Path(path).stem
+    title = " ".join(title.split())
+    if owner and not (_tokens(owner) & _tokens_of(title)):
+        title = f"{title} — {owner}"
+    elif owner and not parsed.markdown and any(names_match(n, owner) for n in line_names(title)):
+        # A title line that holds the owner's name (in capitals, or with a date or role fragment):
+        # the name as the owner is written is the title.
+        title = owner
+    return title
+
+
+def _tokens_of(text: str) -> set[str]:
+    return {t for t in re.split(r"[^a-z0-9]+", fold(text)) if len(t) > 1}
+
+
+def _base_title(parsed: Parsed, cleaned: str) -> str | None:
+    if parsed.markdown:
+        if parsed.meta_title and not _template(parsed.meta_title):
+            return normalise(parsed.meta_title)
+    elif parsed.title and parsed.title.strip():
+        return normalise(parsed.title)
+    if parsed.lines:
+        first_page = min(ln.page for ln in parsed.lines)
+        page = [ln for ln in parsed.lines if ln.page == first_page and len(ln.text.strip()) > 1]
+        sizes = [ln.size for ln in page[: TOP_LINES * 3] if ln.size > 0]
+        if sizes:
+            biggest = max(sizes)
+            groups: list[list[str]] = []
+            prev = -2
+            for i, ln in enumerate(page[: TOP_LINES * 3]):
+                if ln.size >= biggest * 0.97 and len(ln.text) <= 200:
+                    cont = groups and i == prev + 1 and (ln.text[:1].islower() or groups[-1][-1].rstrip().endswith((",", "-", "–", "and", "of")))
+                    if cont:
+                        groups[-1].append(ln.text)
+                    else:
+                        groups.append([ln.text])
+                    prev = i
+            texts = [normalise(" ".join(g)) for g in groups]
+            texts = [t for t in texts if not _is_org(t)] or texts
+            if texts:
+                title = texts[0]
+                after = [ln.text for ln in page if ln.size < biggest * 0.97][:TOP_LINES]
+                values = _form_values(after)
+                if values:
+                    title = f"{title}: {', '.join(values)}"
+                return title
+    for line in cleaned.splitlines():
+        line = line.strip().lstrip("#*> ").strip()
+        if not line or _template(line):
+            continue
+        if len(line) <= 80 and heading_key(line) not in SECTION_NAMES:
+            return normalise(line)
+        break
+    return None
+
+
+def _template(line: str) -> bool:
+    """Template code (Jekyll/Liquid `{% %}`, `{{ }}`), a YAML fence or markup, not prose."""
+    s = line.strip()
+    return s.startswith(("{%", "{{", "---", "<!--", "<")) or s in ("***", "___")

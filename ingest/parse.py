@@ -21,11 +21,12 @@ from .clean import clean_text
 from .document import Document, PageSpan
 from .docx_parser import parse_docx
 from .errors import ParseError
+from .frontmatter import split_front_matter
 from .html_parser import parse_html
-from .owner import detect_owner
+from .owner import decide_owner, decide_title
 from .parsed import Parsed, Parser
 from .pdf_parser import parse_pdf
-from .structure import SECTION_NAMES, detect_sections, heading_key, rule_headings
+from .structure import detect_sections, rule_headings
 
 __all__ = ["PARSERS", "Parsed", "Parser", "load_document", "sniff"]
 
@@ -66,7 +67,13 @@ def parse_text(path: Path, data: bytes) -> Parsed:
 
 
 def parse_markdown(path: Path, data: bytes) -> Parsed:
-    return Parsed(text=decode_text(path, data), markdown=True)
+    """Markdown text; YAML front matter is removed from the text and kept as title/author properties."""
+    text = decode_text(path, data)
+    fm = split_front_matter(text)
+    if fm.end:
+        # Blank lines keep the body's line numbers; the front matter itself is never indexed.
+        text = "\n" * text.count("\n", 0, fm.end) + text[fm.end :]
+    return Parsed(text=text, markdown=True, meta_title=fm.title, meta_author=fm.author)
 
 
 PARSERS: dict[str, Parser] = {
@@ -98,22 +105,6 @@ def sniff(path: Path, head: bytes) -> str | None:
     ):
         return "html"
     return EXTENSIONS.get(path.suffix.lower())
-
-
-def _title(path: Path, parsed: Parsed, cleaned: str, owner: str | None) -> str:
-    """The format's title, else a short first line that is not a section name, else the owner's
-    name (a CV that starts with "Education"), else the file name."""
-    if parsed.title and parsed.title.strip():
-        return " ".join(parsed.title.split())
-    for line in cleaned.splitlines():
-        line = line.strip().lstrip("# ").strip()
-        if line:
-            if len(line) <= 80 and heading_key(line) not in SECTION_NAMES:
-                return line
-            break
-    if owner:
-        return owner
-    return path.stem
 
 
 def _read(p: Path) -> tuple[str, bytes]:
@@ -173,18 +164,20 @@ def load_document(path: str | os.PathLike[str]) -> Document:
     sections = detect_sections(
         cleaned.text, markdown=parsed.markdown, known_headings=parsed.headings, outline=parsed.outline
     )
-    owner = detect_owner(parsed.text, cleaned.text, sections=sections)
+    decision = decide_owner(parsed, cleaned.text, p, sections=sections)
+    owner = decision.owner
     return Document(
         path=str(p),
         sha256=sha,
         format=fmt,
-        title=_title(p, parsed, cleaned.text, owner),
+        title=decide_title(parsed, cleaned.text, p, owner),
         text=cleaned.text,
         source=parsed.text,
         char_map=cleaned.char_map,
         pages=pages,
         sections=sections,
         owner=owner,
+        owner_source=decision.source,
     )
 
 

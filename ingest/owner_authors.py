@@ -1,0 +1,68 @@
+"""Author names in a document's text: author lists ("A. Quillfeather, Bo Tran and C. Diaz") and
+names set in bold (`**Baolin Li**`, how CV exports mark the owner inside author lists).
+
+Evidence for `ingest.owner`: the owner of a publication list recurs in its author lists far more
+than any co-author. Variants of one name are counted together (`names.names_match`). Left out:
+surname-first lists without commas, and author lists inside tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .names import names_match
+
+_WORD = r"[A-Z][a-zà-ÿ'’-]+"
+_INITIAL = r"[A-Z]\."
+_NAME = rf"(?:(?:{_INITIAL}\s?){{1,3}}{_WORD}(?:\s{_WORD})?|{_WORD}(?:\s(?:{_WORD}|{_INITIAL})){{1,3}})"
+_BOLD_NAME = re.compile(rf"\*\*({_NAME})\*\*")
+_AUTHOR = re.compile(
+    rf"(?:^[ \t]*(?:[-•*>][ \t]*)?|[,;:\"][*†‡]?\s*|\band\s)({_NAME})(?=[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]*\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
+)
+# Capitalised phrases that look like names in author lists but never are.
+_NOT_NAMES = re.compile(
+    r"\b(University|Institute|College|School|Laboratory|Lab|Research|Conference|Journal|Award|"
+    r"Technologies|Inc|Corp|Department|Center|Centre|Workshop|Symposium|Proceedings|Education|"
+    r"Experience|Publications|Network|Networks|Learning|Computing|Systems|Science|Engineering|Report|"
+    r"Annual|Introduction|Abstract|Chapter|Section|Table|Figure|Summary|Overview|Guide|Manual|"
+    r"Analysis|Study|Review|Notes|Project|Policy|Agreement|Company|Group|Team|Services|Street|Road|"
+    r"Avenue|City|State|County|United|National|International|Foundation|Association|Society|Press|"
+    r"Model|Models|Data|Theory|Method|Methods|Paper|Papers|Profile|Resume|Curriculum|Vitae|The|Of|And)\b"
+)
+
+
+def _plausible(name: str) -> bool:
+    return not _NOT_NAMES.search(name) and 2 <= len(name.split()) <= 5
+
+
+def author_names(cleaned: str) -> list[str]:
+    """Every name found in an author-list position, in text order; a line must list at least two
+    names to count as an author list (one capitalised phrase after "and" is not a list)."""
+    out: list[str] = []
+    for line in cleaned.splitlines():
+        names = [n.strip() for n in _AUTHOR.findall(line) if _plausible(n.strip())]
+        if len(names) >= 2:
+            out.extend(names)
+    return out
+
+
+def bold_names(source: str) -> list[str]:
+    """Names the source sets in bold (`**Name**`)."""
+    return [n for n in _BOLD_NAME.findall(source) if _plausible(n)]
+
+
+def clusters(names: list[str]) -> list[tuple[str, int]]:
+    """Group names that match each other; (fullest form, count) by count, highest first."""
+    groups: list[list[str]] = []
+    for n in names:
+        for g in groups:
+            if names_match(n, g[0]) and len(n.split()) > 1:
+                g.append(n)
+                break
+        else:
+            groups.append([n])
+    out = []
+    for g in groups:
+        full = max(g, key=lambda s: (sum(len(t) > 2 for t in s.replace(".", " ").split()), len(s)))
+        out.append((full, len(g)))
+    return sorted(out, key=lambda x: -x[1])
