@@ -75,8 +75,38 @@ def m004_lexical_postings(db: sqlite3.Connection) -> None:
     lexical.rebuild_postings(db)
 
 
+def m005_owner_evidence(db: sqlite3.Connection) -> None:
+    """Owners with their evidence, users' overrides and aliases (`index.owners`): the detected
+    owner's evidence per document ("title+email+filename"; NULL in older rows until re-indexed), an
+    override per path that survives re-indexing, and each owner's aliases, filled for the owners
+    already in the index."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+    if "owner_source" not in columns:
+        db.execute("ALTER TABLE documents ADD COLUMN owner_source TEXT")
+    _script(
+        db,
+        """
+        CREATE TABLE IF NOT EXISTS owner_overrides (
+            path TEXT PRIMARY KEY,             -- the document's path, as in documents.path
+            owner TEXT NOT NULL,               -- '' = the document has no owner
+            set_at TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS owner_aliases (
+            owner TEXT NOT NULL,
+            alias TEXT NOT NULL,
+            key TEXT NOT NULL,                 -- index.owners.alias_key(alias)
+            PRIMARY KEY (owner, alias)
+        );
+        CREATE INDEX IF NOT EXISTS owner_aliases_key ON owner_aliases(key)
+        """,
+    )
+    from . import owners
+
+    owners.rebuild_aliases(db)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
-    m001_create_tables, m002_lexical_index, m003_document_mtime, m004_lexical_postings,
+    m001_create_tables, m002_lexical_index, m003_document_mtime, m004_lexical_postings, m005_owner_evidence,
 ]
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import lexical, meta, postings
+from . import lexical, meta, owners, postings
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
 from .migrations import MIGRATIONS, migrate, schema_version
@@ -86,6 +86,9 @@ class DocRecord:
     size: int
     indexed_at: str
     mtime_ns: int | None = None  # the file's mtime when last hashed; None: hash it on the next run
+    # The evidence for `owner`: "+"-joined sources ("title+email+filename", see ingest.owner), "user"
+    # when a user set it (`Store.set_owner`), None when there is no owner or the row predates it.
+    owner_source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,9 +125,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
-_CHUNK_SELECT = """
-    SELECT c.id, c.chunk_id, d.path, c.ord, c.start, c.end, c.page, c.section, c.text, c.context, d.title, d.owner
-    FROM chunks c JOIN documents d ON d.doc_id = c.doc_id
+_CHUNK_SELECT = f"""
+    SELECT c.id, c.chunk_id, d.path, c.ord, c.start, c.end, c.page, c.section, c.text, c.context, d.title,
+           {owners.EFFECTIVE_OWNER}
+    FROM chunks c JOIN documents d ON d.doc_id = c.doc_id {owners.JOIN_OVERRIDE}
+"""
+_DOC_SELECT = f"""
+    SELECT d.path, d.title, {owners.EFFECTIVE_OWNER}, d.pages, d.n_chunks, d.sha256, d.format, d.size, d.indexed_at,
+           d.mtime_ns, CASE WHEN ({owners.EFFECTIVE_OWNER}) IS NULL THEN NULL ELSE {owners.EFFECTIVE_SOURCE} END
+    FROM documents d {owners.JOIN_OVERRIDE}
 """
 
 
@@ -141,6 +150,7 @@ class Store:
         self._vectors: VectorStore = open_vector_store(manifest.vector_config, path, manifest.dim,
                                                        self._members, milvus_token)
         self._owners: tuple[int, dict[str, list[str]]] | None = None
+        self._aliases: tuple[int, dict[str, tuple[str, ...]]] | None = None
         self.refresh()
 
     # -- opening ---------------------------------------------------------------------------
@@ -344,20 +354,14 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------
     def documents(self) -> list[DocRecord]:
+        """Every document, owners as users corrected them (`set_owner`) and with their evidence."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT path, title, owner, pages, n_chunks, sha256, format, size, indexed_at, mtime_ns"
-                " FROM documents ORDER BY path"
-            ).fetchall()
+            rows = self._db.execute(_DOC_SELECT + " ORDER BY d.path").fetchall()
         return [DocRecord(*r) for r in rows]
 
     def document(self, path: str) -> DocRecord | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT path, title, owner, pages, n_chunks, sha256, format, size, indexed_at, mtime_ns"
-                " FROM documents WHERE path = ?",
-                (path,),
-            ).fetchone()
+            row = self._db.execute(_DOC_SELECT + " WHERE d.path = ?", (path,)).fetchone()
         return DocRecord(*row) if row else None
 
     def owner_docs(self) -> dict[str, list[str]]:
@@ -365,13 +369,57 @@ class Store:
         self.refresh()
         with self._lock:
             if self._owners is None or self._owners[0] != self._generation:
-                owners: dict[str, list[str]] = {}
+                found: dict[str, list[str]] = {}
                 for owner, path in self._db.execute(
-                    "SELECT owner, path FROM documents WHERE owner IS NOT NULL AND owner != '' ORDER BY path"
+                    f"SELECT eff, path FROM (SELECT {owners.EFFECTIVE_OWNER} AS eff, d.path AS path FROM documents d"
+                    f" {owners.JOIN_OVERRIDE}) WHERE eff IS NOT NULL AND eff != '' ORDER BY path"
                 ):
-                    owners.setdefault(owner, []).append(path)
-                self._owners = (self._generation, owners)
+                    found.setdefault(owner, []).append(path)
+                self._owners = (self._generation, found)
             return self._owners[1]
+
+    def owner_aliases(self) -> dict[str, tuple[str, ...]]:
+        """Owner name -> the aliases a question may name them by, fullest first: full name,
+        accent-free spelling, initials + surname, surname, and the given name while no other owner
+        shares it (`index.owners`). The one place people are resolved from; cached per generation."""
+        self.refresh()
+        with self._lock:
+            if self._aliases is None or self._aliases[0] != self._generation:
+                found: dict[str, list[str]] = {}
+                for owner, alias in self._db.execute("SELECT owner, alias FROM owner_aliases"):
+                    found.setdefault(owner, []).append(alias)
+                ordered = {o: tuple(sorted(a, key=lambda s: (-len(s.split()), -len(s), s))) for o, a in found.items()}
+                self._aliases = (self._generation, ordered)
+            return self._aliases[1]
+
+    def owners_named(self, name: str) -> tuple[str, ...]:
+        """The owners `name` is an alias of ("Parvulescu", "R. A. Pârvulescu", "radu"), sorted;
+        () when it names none. Compared accent-free and case-folded (`owners.alias_key`)."""
+        key = owners.alias_key(name)
+        if not key:
+            return ()
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT owner FROM owner_aliases WHERE key = ? ORDER BY owner", (key,))
+            return tuple(r[0] for r in rows)
+
+    def set_owner(self, path: str, owner: str | None, *, timeout: float = 0) -> DocRecord:
+        """Set (or, with None/"", remove) the owner of the indexed document at `path`, as a user's
+        correction: it wins over detection, survives re-indexing and is seen by readers at once (a new
+        generation). Raises KeyError naming the path when the index does not hold it."""
+        with self.writer(timeout) as w:
+            if w.db.execute("SELECT 1 FROM documents WHERE path = ?", (path,)).fetchone() is None:
+                raise KeyError(f"{path} is not in the index at {self.path}")
+            owners.set_override(w.db, path, owner)
+            w.changed = True
+        record = self.document(path)
+        assert record is not None  # checked inside the transaction above
+        return record
+
+    def reset_owner(self, path: str, *, timeout: float = 0) -> DocRecord | None:
+        """Drop a user's owner for `path`: the detected owner applies again."""
+        with self.writer(timeout) as w:
+            w.changed = owners.clear_override(w.db, path)
+        return self.document(path)
 
     def document_text(self, path: str) -> str | None:
         with self._lock:
@@ -492,6 +540,8 @@ class Store:
                 w = Writer(self, db, self._vectors.begin())
                 try:
                     yield w
+                    if w.changed:  # aliases follow the owners in the same transaction
+                        owners.rebuild_aliases(db)
                     gen = w._commit()
                 except BaseException:
                     db.execute("ROLLBACK")
@@ -504,5 +554,6 @@ class Store:
                     w.batch.finish()
                     self._generation = gen
                     self._owners = None
+                    self._aliases = None
             if self._vectors.name == "faiss":
                 collect_garbage(self.path, self._meta("faiss_file"))

@@ -15,7 +15,7 @@ import numpy as np
 
 from ingest import Chunk, Document
 
-from . import lexical, meta, postings
+from . import lexical, meta, owners, postings
 from .vector_store import VectorBatch
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class Writer:
         `new == old` only records the mtime of a touched file (same bytes, new mtime): no new generation.
         """
         self.db.execute("UPDATE documents SET path = ?, mtime_ns = ? WHERE path = ?", (new, mtime_ns, old))
+        owners.move_override(self.db, old, new)
         self.changed = self.changed or new != old
 
     def add_document(self, doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray, size: int,
@@ -71,10 +72,10 @@ class Writer:
             raise ValueError(f"{doc.path}: {len(chunks)} chunks but {len(vectors)} vectors")
         self.remove_document(doc.path)
         cur = self.db.execute(
-            "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text, mtime_ns)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text, mtime_ns,"
+            " owner_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (doc.path, doc.sha256, doc.format, doc.title, doc.owner, len(doc.pages) or None, len(chunks), size,
-             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns),
+             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns, doc.owner_source or None),
         )
         doc_id = cur.lastrowid
         vecs = np.ascontiguousarray(vectors, dtype="<f4")

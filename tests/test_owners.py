@@ -179,3 +179,78 @@ def test_spacing_accents_and_aliases() -> None:
     # A given name shared with another owner is not an alias of either.
     assert "Radu" not in name_aliases("Radu Andrei Pârvulescu", ["Radu Popescu"])
     assert len(set(aliases)) == len(aliases)
+
+
+# -- the index: evidence, overrides, aliases ------------------------------------------------------------
+def _cv_folder(folder: Path) -> tuple[Path, Path]:
+    folder.mkdir()
+    body = "\n\n".join(f"{head}\n\n{text}" for head, text in CV_BODY)
+    cv = folder / "cv.txt"
+    cv.write_text(f"Radu Andrei Pârvulescu\n\nradu.parvulescu@example.org\n\n{body}\n")
+    report = folder / "report.txt"
+    report.write_text("Quarterly Storage Review\n\nReplicas failed rarely this quarter. Repair traffic fell.\n")
+    return cv.resolve(), report.resolve()
+
+
+def test_index_keeps_owner_evidence_overrides_and_aliases(tmp_path: Path, embedder) -> None:
+    from index import Store, index_paths
+
+    cv, report = _cv_folder(tmp_path / "docs")
+    store = Store.create(tmp_path / "index", embedder.name, embedder.dim)
+    index_paths([tmp_path / "docs"], store, embedder)
+    rec = store.document(str(cv))
+    assert rec.owner == "Radu Andrei Pârvulescu" and "email" in rec.owner_source.split("+")
+    assert store.document(str(report)).owner is None and store.document(str(report)).owner_source is None
+    aliases = store.owner_aliases()["Radu Andrei Pârvulescu"]
+    assert {"Radu Andrei Parvulescu", "Pârvulescu", "Parvulescu", "R. A. Pârvulescu", "Radu"} <= set(aliases)
+    assert store.owners_named("parvulescu") == ("Radu Andrei Pârvulescu",)
+    assert store.owners_named("R. A. Parvulescu") == ("Radu Andrei Pârvulescu",)
+    assert store.owners_named("Quarterly") == ()
+
+    # A user's owner applies at once: documents, owner_docs, chunks, aliases.
+    gen = store.generation
+    rec = store.set_owner(str(report), "Maria Popescu")
+    assert (rec.owner, rec.owner_source) == ("Maria Popescu", "user") and store.generation > gen
+    assert store.owner_docs()["Maria Popescu"] == [str(report)]
+    assert all(c.owner == "Maria Popescu" for c in store.chunks_of(str(report)))
+    assert store.owners_named("Popescu") == ("Maria Popescu",)
+
+    # ... and survives re-indexing of a changed file.
+    report.write_text(report.read_text() + "\nA second paragraph about repair.\n")
+    index_paths([tmp_path / "docs"], store, embedder)
+    assert store.document(str(report)).owner == "Maria Popescu"
+    # Another process sees it too.
+    other = Store.open(tmp_path / "index")
+    assert other.document(str(report)).owner == "Maria Popescu"
+    other.close()
+
+    # Correcting a detected owner, then removing the correction.
+    store.set_owner(str(cv), "")
+    assert store.document(str(cv)).owner is None and "Radu Andrei Pârvulescu" not in store.owner_aliases()
+    store.reset_owner(str(cv))
+    assert store.document(str(cv)).owner == "Radu Andrei Pârvulescu"
+    with pytest.raises(KeyError, match="not in the index"):
+        store.set_owner(str(tmp_path / "nowhere.txt"), "Nobody Here")
+    store.close()
+
+
+def test_an_index_from_before_owner_evidence_opens_and_gets_aliases(tmp_path: Path, embedder) -> None:
+    import sqlite3
+
+    from index import Store, index_paths
+    from index.migrations import MIGRATIONS, schema_version
+
+    cv, _ = _cv_folder(tmp_path / "docs")
+    store = Store.create(tmp_path / "index", embedder.name, embedder.dim)
+    index_paths([tmp_path / "docs"], store, embedder)
+    store.close()
+    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")  # back to schema 4, as older citewise wrote it
+    db.executescript("DROP TABLE owner_aliases; DROP TABLE owner_overrides; ALTER TABLE documents DROP COLUMN owner_source;"
+                     "UPDATE meta SET value = '4' WHERE key = 'schema_version';")
+    db.close()
+    store = Store.open(tmp_path / "index")
+    assert schema_version(store._db) == len(MIGRATIONS)
+    rec = store.document(str(cv))
+    assert rec.owner == "Radu Andrei Pârvulescu" and rec.owner_source is None  # evidence comes with a re-index
+    assert store.owners_named("Pârvulescu") == ("Radu Andrei Pârvulescu",)
+    store.close()
