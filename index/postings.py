@@ -12,10 +12,12 @@ It is FTS5's ranking, not an approximation of it:
 
 - the same tokens: text goes through FTS5's own tokenizer (`TOKENIZE`, porter stemming included),
   run on an in-memory FTS5 table and read back through `fts5vocab`;
-- the same formula as FTS5's `bm25()`: k1 = 1.2, b = 0.75, IDF = ln((N - n + 0.5) / (n + 0.5))
-  floored at 1e-6, a column weight multiplies that column's count, a chunk's length counts all
-  its columns, the average length is over the whole table. `tests/test_postings.py` checks
-  equal scores and ranks against `bm25()` itself.
+- the same formula as FTS5's `bm25()`: IDF = ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6, a
+  column weight multiplies that column's count, a chunk's length counts all its columns, the
+  average length is over the whole table; b = 0.75. FTS5 fixes k1 = 1.2; searches here use 1.5
+  (bm25s's default; +0.003 to +0.004 nDCG@10 on Cranfield and CACM, bench/lexical.py), and
+  `k1=FTS5_K1` gives FTS5's. `tests/test_postings.py` checks equal scores and ranks against
+  `bm25()` itself.
 
 The postings change inside the writer's SQLite transaction (`Delta.apply` before COMMIT), so they
 are as atomic as the chunk rows. A term FTS5 splits further (`graph_neural`) counts as its parts
@@ -37,7 +39,8 @@ from .sql import select_in
 
 TOKENIZE = "porter unicode61 remove_diacritics 2 tokenchars '.#+'"
 TABLE = "lexical_postings"
-K1, B = 1.2, 0.75
+K1, B = 1.5, 0.75  # bm25s's (and Robertson's range); FTS5's bm25() has 1.2, 0.75 built in
+FTS5_K1 = 1.2  # `search(k1=FTS5_K1)` ranks exactly as FTS5's bm25() (the tests' reference)
 ROWS = "lexical_rows"
 _FIELDS: dict[str, np.dtype] = {
     "row": np.dtype("<u4"), "text": np.dtype("<u2"), "context": np.dtype("<u2"), "length": np.dtype("<u4"),
@@ -190,7 +193,7 @@ class Cache:
     def __init__(self, max_bytes: int = 128 << 20) -> None:
         self.max_bytes = max_bytes
         self.generation: str | None = None
-        self.items: OrderedDict[tuple[str, float], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.items: OrderedDict[tuple[str, float, float, float], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self.size = 0
         self.lock = threading.Lock()
         self.ids = np.empty(0, np.int64)  # chunk id by row number (-1: a free number)
@@ -205,13 +208,13 @@ class Cache:
             self.generation = generation
             self.ids = _ids_by_row(db)
 
-    def get(self, key: tuple[str, float]) -> tuple[np.ndarray, np.ndarray] | None:
+    def get(self, key: tuple[str, float, float, float]) -> tuple[np.ndarray, np.ndarray] | None:
         found = self.items.get(key)
         if found is not None:
             self.items.move_to_end(key)
         return found
 
-    def put(self, key: tuple[str, float], value: tuple[np.ndarray, np.ndarray]) -> None:
+    def put(self, key: tuple[str, float, float, float], value: tuple[np.ndarray, np.ndarray]) -> None:
         self.items[key] = value
         self.size += value[0].nbytes + value[1].nbytes
         while self.size > self.max_bytes and self.items:
@@ -322,27 +325,31 @@ def rebuild(db: sqlite3.Connection, rows: Iterable[Row]) -> None:
     delta.apply(db)
 
 
-def _impacts(cols: dict[str, np.ndarray], weight: float, n_rows: int, avgdl: float) -> np.ndarray:
+def _impacts(cols: dict[str, np.ndarray], weight: float, n_rows: int, avgdl: float, k1: float = K1,
+             b: float = B) -> np.ndarray:
     """Each posting's BM25 score: idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avgdl)),
     f = text count + `weight` * context count."""
     n = len(cols["row"])
     idf = max(math.log((n_rows - n + 0.5) / (n + 0.5)), 1e-6)
     f = cols["context"] * weight
     f += cols["text"]
-    den = cols["length"] * (K1 * B / avgdl)
-    den += K1 * (1 - B)
+    den = cols["length"] * (k1 * b / avgdl)
+    den += k1 * (1 - b)
     den += f
-    out = np.multiply(f, idf * (K1 + 1.0))
+    out = np.multiply(f, idf * (k1 + 1.0))
     out /= den
     return out
 
 
 def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, context_weight: float = 0.5,
-           allowed: np.ndarray | None = None, cache: Cache | None = None) -> list[tuple[int, float]]:
+           allowed: np.ndarray | None = None, cache: Cache | None = None, k1: float = K1,
+           b: float = B) -> list[tuple[int, float]]:
     """(chunk id, BM25 score, higher is better) of the `k` best chunks holding any of `query_terms`
-    (`index.lexical` terms, each counted once however it is stemmed, as FTS5 counts the phrases of
-    an OR query); only the row numbers in `allowed` when given. `db` must be in autocommit mode."""
-    phrases = [s for t in dict.fromkeys(query_terms) for s in stems(t)]
+    (`index.lexical` terms, each counted as often as the query repeats it, as FTS5 counts the
+    phrases of an OR query: "parallel languages; languages for parallel computation" weighs its
+    two repeated words twice, as BM25's query-term frequency does); only the row numbers in
+    `allowed` when given. `db` must be in autocommit mode. `k1=FTS5_K1` ranks as FTS5's bm25()."""
+    phrases = [s for t in query_terms for s in stems(t)]
     if not phrases or k <= 0:
         return []
     cache = cache or Cache(0)
@@ -352,11 +359,11 @@ def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, contex
         try:
             n_rows, n_tokens, generation = _stats(db)
             cache.sync(db, generation)
-            found = {t: v for t in wanted if (v := cache.get((t, context_weight))) is not None}
-            for t, b in _blobs(db, [t for t in wanted if t not in found]).items():
-                cols = _columns(b)
-                found[t] = (cols["row"], _impacts(cols, context_weight, n_rows, n_tokens / n_rows))
-                cache.put((t, context_weight), found[t])
+            found = {t: v for t in wanted if (v := cache.get((t, context_weight, k1, b))) is not None}
+            for t, blob in _blobs(db, [t for t in wanted if t not in found]).items():
+                cols = _columns(blob)
+                found[t] = (cols["row"], _impacts(cols, context_weight, n_rows, n_tokens / n_rows, k1, b))
+                cache.put((t, context_weight, k1, b), found[t])
             ids = cache.ids
         finally:
             db.execute("COMMIT")

@@ -25,7 +25,7 @@ PROFILES = Path(__file__).resolve().parent.parent / "examples" / "profiles"
 def assert_same_ranking(db: sqlite3.Connection, query: str, k: int, weight: float) -> int:
     """`lexical.search` (postings) against FTS5's `bm25()`: equal scores rank by rank, and equal ids
     above the last score (ties at the cut may be cut differently). Returns the hits compared."""
-    ours = lexical.search(db, query, k, context_weight=weight)
+    ours = lexical.search(db, query, k, context_weight=weight, k1=postings.FTS5_K1)
     ref = lexical.fts5_search(db, query, k, context_weight=weight)
     assert len(ours) == len(ref), query
     np.testing.assert_allclose([s for _, s in ours], [s for _, s in ref], rtol=1e-9, err_msg=query)
@@ -54,6 +54,7 @@ def test_postings_rank_the_seed_profiles_as_fts5_does(tmp_path: Path) -> None:
     words = _words(store, 120, 1)
     rng = random.Random(2)
     queries = ["Who has worked on graph neural networks?", "Where did Balin do his PhD?", "What is KForge?",
+               "graph networks; networks of graph research",  # repeated terms count twice in both
                "GNN FP8 ICPP 3.94", "networks", "c++ and c#", "naïve Bartan's"]
     queries += [" ".join(rng.sample(words, rng.randint(1, 6))) for _ in range(80)]
     compared = sum(assert_same_ranking(db, q, k, w) for q in queries for k, w in ((10, 1.0), (50, 0.5)))
@@ -76,7 +77,7 @@ def test_restricting_to_documents_equals_fts5_restricted(tmp_path: Path) -> None
     db = store._db
     doc_ids = [r[0] for r in db.execute("SELECT doc_id FROM documents ORDER BY path LIMIT 2")]
     q = "research graph training systems university"
-    ours = lexical.search(db, q, 500, context_weight=1.0, doc_ids=doc_ids)
+    ours = lexical.search(db, q, 500, context_weight=1.0, doc_ids=doc_ids, k1=postings.FTS5_K1)
     inside = {r[0] for r in db.execute(
         f"SELECT id FROM chunks WHERE doc_id IN ({','.join('?' * len(doc_ids))})", doc_ids)}
     ref = [(i, s) for i, s in lexical.fts5_search(db, q, 10_000, context_weight=1.0) if i in inside]
@@ -138,8 +139,11 @@ def test_search_follows_new_generations_through_the_cache(tmp_path: Path) -> Non
     assert len(hits) == 1 and "zyxwvut" in store.chunks_by_ids([hits[0][0]])[hits[0][0]].text
     after = store.lexical_search("document", 5, None, 1.0)
     assert after != before  # N, avgdl and the postings changed: no stale impacts from the cache
-    ref = lexical.fts5_search(store._db, "document", 5, context_weight=1.0)
+    ref = lexical.search(store._db, "document", 5, context_weight=1.0)  # no cache: computed afresh
     np.testing.assert_allclose([s for _, s in after], [s for _, s in ref], rtol=1e-9)
+    fts5 = lexical.fts5_search(store._db, "document", 5, context_weight=1.0)
+    np.testing.assert_allclose([s for _, s in lexical.search(store._db, "document", 5, context_weight=1.0,
+                                                              k1=postings.FTS5_K1)], [s for _, s in fts5], rtol=1e-9)
 
 
 def test_row_numbers_are_renumbered_when_removals_leave_them_sparse(tmp_path: Path, monkeypatch) -> None:
@@ -207,3 +211,17 @@ def test_postings_of_many_rows_equals_one_batch(monkeypatch) -> None:
     for t in whole:
         assert whole[t].tobytes() == split[t].tobytes(), t
         assert (np.diff(split[t]["row"].astype(np.int64)) > 0).all()  # sorted by row, no repeats
+
+
+def test_a_repeated_query_term_weighs_more(tmp_path: Path) -> None:
+    """Query-term frequency: a word the query repeats adds its BM25 once per mention."""
+    store = _build(PROFILES, tmp_path / "index")
+    db = store._db
+    once = dict(lexical.search(db, "graph research", 50))
+    twice = dict(lexical.search(db, "graph graph research", 50))
+    graph = dict(lexical.search(db, "graph", 50))
+    both = set(once) & set(graph)
+    assert both
+    for i in both:
+        assert twice[i] == pytest.approx(once[i] + graph[i])
+    assert lexical.search(db, "graph", 5, k1=1.2) != lexical.search(db, "graph", 5, k1=2.0)  # k1 is used
