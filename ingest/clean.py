@@ -4,7 +4,7 @@ Every rule is a regex substitution applied through `_sub`, which carries the map
 rule keeps keep their source offsets, characters a rule inserts point at the start of the match.
 Rules target what text extracted from PDFs and web pages carries: heading rules (`Education _`),
 icon glyphs (`□`, `™`, private-use characters), LaTeX remnants (`$GPA \\ 4.0/4.0$`, `\\circ`),
-inline HTML tags, hyphenation across line breaks and page furniture. It leaves out anything that
+inline HTML tags, accents set apart from their letters, hyphenation across line breaks and page furniture. It leaves out anything that
 needs layout (columns, tables); that is the parsers' job.
 """
 
@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import ftfy
+
+from .names import join_spacing_accents
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,10 @@ _RULES: list[tuple[re.Pattern[str], Repl]] = [
     # Page furniture: "January 25, 2025 M. Fatih Balin · Résumé 2", "Page 3 of 7", a lone page number.
     (re.compile(r"(?m)^[^\n]{0,60}(?:Résumé|Resume|CV|Curriculum Vitae)[ \t]*(?:·[ \t]*)?\d{1,3}[ \t]*$"), ""),
     (re.compile(r"(?im)^[ \t]*(?:page[ \t]+)?\d{1,3}(?:[ \t]+of[ \t]+\d{1,3})?[ \t]*$"), ""),
+    # Accents TeX-made PDFs set apart from their letter: "Universit ́e" (a combining mark after a
+    # space), "Pˆarvulescu" (a spacing modifier): joined to the letter that follows and composed.
+    (re.compile(" ([\u0300-\u036f]+)([^\\W\\d_])"), lambda m: unicodedata.normalize("NFC", m.group(2) + m.group(1))),
+    (re.compile("[\u02c6\u02c7\u02c9\u02ca\u02cb] ?[A-Za-z\u0131]"), lambda m: join_spacing_accents(m.group(0))),
     # Hyphenation across a line break: "distri-\nbuted" -> "distributed".
     (re.compile(r"([a-z])-\n[ \t]*([a-z])"), r"\1\2"),
     # Bullets to one form; spacing.

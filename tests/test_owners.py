@@ -254,3 +254,11 @@ def test_an_index_from_before_owner_evidence_opens_and_gets_aliases(tmp_path: Pa
     assert rec.owner == "Radu Andrei Pârvulescu" and rec.owner_source is None  # evidence comes with a re-index
     assert store.owners_named("Pârvulescu") == ("Radu Andrei Pârvulescu",)
     store.close()
+
+
+def test_cleaning_joins_accents_set_apart_by_tex() -> None:
+    from ingest.clean import clean_text
+
+    cleaned = clean_text("Radu Andrei P\u02c6arvulescu, Sorbonne Universit \u0301e, x ^ 2")
+    assert cleaned.text == "Radu Andrei Pârvulescu, Sorbonne Université, x ^ 2"
+    assert len(cleaned.char_map) == len(cleaned.text)
