@@ -262,3 +262,42 @@ def test_cleaning_joins_accents_set_apart_by_tex() -> None:
     cleaned = clean_text("Radu Andrei P\u02c6arvulescu, Sorbonne Universit \u0301e, x ^ 2")
     assert cleaned.text == "Radu Andrei Pârvulescu, Sorbonne Université, x ^ 2"
     assert len(cleaned.char_map) == len(cleaned.text)
+
+
+def test_cli_docs_shows_evidence_and_sets_owners(tmp_path: Path, embedder) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from assistant.cli import main
+    from index import Store, index_paths
+
+    cv, report = _cv_folder(tmp_path / "docs")
+    idx = str(tmp_path / "index")
+    built = Store.create(idx, embedder.name, embedder.dim)
+    index_paths([tmp_path / "docs"], built, embedder)
+    built.close()
+    runner = CliRunner()
+    result = runner.invoke(main, ["docs", "--json", "--index", idx])
+    assert result.exit_code == 0, result.output
+    by_doc = {d["doc"]: d for d in json.loads(result.output)}
+    assert by_doc[str(cv)]["owner"] == "Radu Andrei Pârvulescu" and "email" in by_doc[str(cv)]["owner_source"]
+    assert by_doc[str(report)]["owner"] is None and by_doc[str(report)]["owner_source"] is None
+
+    result = runner.invoke(main, ["docs", "--set-owner", str(report), "Maria Popescu", "--json", "--index", idx])
+    assert result.exit_code == 0, result.output
+    rec = {d["doc"]: d for d in json.loads(result.output)}[str(report)]
+    assert (rec["owner"], rec["owner_source"]) == ("Maria Popescu", "user")
+    # The search path sees it at once: a question naming her is scoped to her document.
+    from index.scope import find_scope
+
+    store = Store.open(idx)
+    scope = find_scope("Did Popescu see replicas fail?", store.owner_docs())
+    assert scope is not None and scope.docs == (str(report),)
+    store.close()
+    result = runner.invoke(main, ["docs", "--index", idx])
+    assert "Maria Popescu (user)" in result.output
+    result = runner.invoke(main, ["docs", "--set-owner", str(tmp_path / "missing.pdf"), "X Y", "--index", idx])
+    assert result.exit_code != 0 and "missing.pdf is not in the index" in result.output
+    result = runner.invoke(main, ["docs", "--reset-owner", str(report), "--json", "--index", idx])
+    assert {d["doc"]: d for d in json.loads(result.output)}[str(report)]["owner"] is None

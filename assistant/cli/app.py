@@ -210,22 +210,36 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
 
 @main.command()
 @index_option
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (owner_source: the owner's evidence).")
+@click.option("--set-owner", "set_owner", nargs=2, metavar="FILE NAME",
+              help='Set the owner of the indexed FILE to NAME ("" = no owner); kept across re-index.')
+@click.option("--reset-owner", metavar="FILE", help="Forget the owner set for FILE; the detected one applies again.")
 @friendly_errors
-def docs(index_dir: Path | None, as_json: bool) -> None:
-    """List the indexed documents.
+def docs(index_dir: Path | None, as_json: bool, set_owner: tuple[str, str] | None, reset_owner: str | None) -> None:
+    """List the indexed documents with their owners and the evidence for each owner.
 
     \b
-    Example:
+    Examples:
       citewise docs --json
+      citewise docs --set-owner ~/cvs/cv.pdf "Jane Roe"
     """
     assistant = _open(index_dir)
+    if set_owner or reset_owner:
+        target = str(Path(set_owner[0] if set_owner else str(reset_owner)).expanduser().resolve())
+        try:
+            if set_owner:
+                assistant.store.set_owner(target, set_owner[1])
+            else:
+                assistant.store.reset_owner(target)
+        except KeyError as exc:
+            raise click.ClickException(f"{exc.args[0]}; index it first (citewise index FILE)") from None
     records = assistant.documents()
     if as_json:
-        _dump([{k: d.to_dict()[k] for k in ("doc", "title", "owner", "pages", "chunks", "sha256")} for d in records])
+        keys = ("doc", "title", "owner", "owner_source", "pages", "chunks", "sha256")
+        _dump([{k: d.to_dict()[k] for k in keys} for d in records])
         return
     for d in records:
-        owner = d.owner or "-"
+        owner = f"{d.owner} ({d.owner_source or 'detected'})" if d.owner else "-"
         click.echo(f"{d.doc}\n    title: {d.title} | owner: {owner} | pages: {d.pages or '-'} | chunks: {d.chunks}")
     click.echo(f"{len(records)} documents, {sum(d.chunks for d in records)} chunks, "
                f"{assistant.store.stats()['vector_index_description']} vector index ({assistant.store.path})")
