@@ -3,7 +3,8 @@
 PDFium was chosen over pypdf and pdfplumber by measurement on generated CV-like PDFs: the same text,
 about 10x the speed of pypdf and 100x that of pdfplumber (see bench/ingest.py). Per line we read the
 first character's box and font size: a vertical gap wider than usual becomes a blank line (a
-paragraph break), a line set clearly larger than the body text becomes a heading, and lines repeated
+paragraph break), a line set clearly larger than the body text, in a style (size and weight) whose
+lines stand alone rather than run on into each other, becomes a heading, and lines repeated
 at the top or bottom of most pages (running headers, footers, page numbers) are dropped. The kept
 lines also come out as `Parsed.lines` (size, bold, baseline) and the Info dictionary's Title and
 Author as `meta_title`/`meta_author`, as evidence for titles and owners. Left out:
@@ -125,10 +126,8 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     sizes = [s for lines in page_lines for ln, s, _ in lines for _ in range(len(ln)) if s > 0]
     body = statistics.median(sizes) if sizes else 0.0
     furniture = _furniture(page_lines)
-    heading_sizes = sorted(
-        {round(s, 1) for lines in page_lines for ln, s, _ in lines if body and s >= body * HEADING_RATIO and len(ln) <= 100},
-        reverse=True,
-    )
+    styles = _heading_styles(page_lines, page_style, body)
+    heading_sizes = sorted({size for size, _ in styles}, reverse=True)
     level_of = {s: i + 1 for i, s in enumerate(heading_sizes[:4])}
 
     parts: list[str] = []
@@ -138,6 +137,7 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     pos = 0
     for number, lines in enumerate(page_lines, 1):
         kept = [ln for ln in lines if _key(ln) not in furniture]
+        bold_of = {(number, ln[0]): b for ln, (b, _) in zip(lines, page_style[number - 1], strict=True)}
         layout.extend(
             LayoutLine(ln[0].strip(), number, round(size, 2), bold, round(ln[2], 2))
             for ln, (bold, size) in zip(lines, page_style[number - 1], strict=True) if _key(ln) not in furniture
@@ -155,7 +155,7 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
             if out and prev_top is not None and usual and abs(prev_top - top) > usual * 1.25:
                 out.append("")  # a wider gap than between the lines of a paragraph
             level = level_of.get(round(size, 1))
-            if level is not None and len(line) <= 100:
+            if level is not None and len(line) <= 100 and (round(size, 1), bold_of.get((number, line))) in styles:
                 outline.append((level, line.strip()))
                 if out and out[-1] != "":
                     out.append("")
@@ -175,6 +175,27 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
         text=text, pages=tuple(pages), outline=tuple(outline), lines=tuple(layout),
         meta_title=meta.get("Title"), meta_author=meta.get("Author"),
     )
+
+
+def _heading_styles(page_lines: list[list[tuple[str, float, float]]], page_style: list[list[tuple[bool, float]]],
+                    body: float) -> set[tuple[float, bool]]:
+    """The (size, bold) styles of headings: larger than the body text, and standing alone.
+
+    A style whose lines mostly run on into another line of the same style is body text set large
+    (a report's narrative in 12 pt beside 9 pt form fields), not a heading: a heading is followed
+    by text of another style. Each line's style is its first character's size and weight.
+    """
+    seen: Counter[tuple[float, bool]] = Counter()
+    runs_on: Counter[tuple[float, bool]] = Counter()
+    for lines, style in zip(page_lines, page_style, strict=True):
+        keyed = [((round(s, 1), b), ln) for (ln, s, _), (b, _) in zip(lines, style, strict=True)]
+        for n, (key, ln) in enumerate(keyed):
+            if not body or key[0] < body * HEADING_RATIO or len(ln) > 100:
+                continue
+            seen[key] += 1
+            if n + 1 < len(keyed) and keyed[n + 1][0] == key:
+                runs_on[key] += 1
+    return {key for key, n in seen.items() if runs_on[key] * 2 <= n}
 
 
 def _metadata(doc) -> dict[str, str]:  # type: ignore[no-untyped-def]
