@@ -152,8 +152,10 @@ class Assistant:
         self.store = store
         self.embedder = embedder
         self.settings = settings or Settings()
-        self.searcher = Searcher(store, QueryCache(embedder))  # type: ignore[arg-type]  # dim is read-only here
-        self.writer: AnswerWriter = writer or ExtractiveWriter(embedder)
+        self.searcher = Searcher(store, QueryCache(embedder),  # type: ignore[arg-type]  # dim is read-only here
+                                 fusion=self.settings.fusion())
+        self.writer: AnswerWriter = writer or ExtractiveWriter(embedder, self.settings.answer.max_points,
+                                                               self.settings.answer.per_person)
         self.people = People(store)
         self._write_lock = threading.Lock()
 

@@ -1,15 +1,61 @@
-"""Settings: everything a user can set, typed, from arguments or `CITEWISE_*` environment variables."""
+"""Settings: every knob a user can set, typed, in one place.
+
+Precedence, lowest first: the defaults below (retrieval defaults are `index.search.DEFAULT_FUSION`'s, so
+they live in one place), a named preset (`preset`, `--preset NAME`, `$CITEWISE_PRESET`: a JSON file in
+`assistant/presets/`), `CITEWISE_*` environment variables (nested sections with a double underscore:
+`CITEWISE_RETRIEVAL__DENSE_WEIGHT=0.4`, or a whole section as JSON: `CITEWISE_RETRIEVAL='{"k": 6}'`),
+then arguments (`Settings(index=...)`, CLI options). Unknown keys are errors everywhere (`extra="forbid"`).
+
+`load_settings` turns every way a setting can be wrong (a malformed variable, an unknown preset, an
+embedding model that is neither known nor a local path) into one `SettingsError` line that names the
+value and what to do. Left out: config files other than presets, and per-question overrides.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+from dataclasses import fields
 from pathlib import Path
+from typing import Any, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import SettingsError as PydanticSettingsError
 
+from index.embed import DEFAULT_MODEL
+from index.fuse import NORMS
+from index.search import DEFAULT_FUSION, Fusion
 from index.vector_store import VectorConfig
+from ingest import CitewiseError
 from ingest.chunk import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+
+ENV_PREFIX = "CITEWISE_"
+PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+HELP = "`citewise settings` lists every setting"
+
+
+class SettingsError(CitewiseError):
+    """A setting, preset or model name that cannot be used; the message names it and what to do."""
+
+
+class PresetNotFound(SettingsError):
+    pass
+
+
+class ModelNotFound(SettingsError):
+    pass
 
 
 def user_index_dir() -> Path:
@@ -17,14 +63,157 @@ def user_index_dir() -> Path:
     return platformdirs.user_data_path("citewise") / "index"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CITEWISE_", extra="forbid")
+# -- models ------------------------------------------------------------------------------------
 
+def _hf_cached(name: str) -> bool:
+    """Is the Hugging Face model `name` (or sentence-transformers/`name`) in the local cache? Never downloads."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - sentence-transformers depends on it
+        return False
+    repos = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
+    for repo in repos:
+        try:
+            if isinstance(try_to_load_from_cache(repo, "config.json"), str):
+                return True
+        except ValueError:  # not a valid repo id
+            continue
+    return False
+
+
+def check_model(name: str | None) -> str | None:
+    """`name` if it is the packaged model, an existing local path or a model in the Hugging Face cache;
+    otherwise `ModelNotFound` (at once: nothing is loaded or downloaded)."""
+    if name is None or name == DEFAULT_MODEL:
+        return name
+    if os.path.exists(os.path.expanduser(name)) or _hf_cached(name):
+        return name
+    raise ModelNotFound(
+        f"unknown embedding model {name!r}: not the packaged {DEFAULT_MODEL!r}, not a local path and not in the "
+        f"Hugging Face cache (nothing is downloaded); give a local model directory, or drop --model/$CITEWISE_MODEL"
+    )
+
+
+# -- presets -----------------------------------------------------------------------------------
+
+def preset_names() -> list[str]:
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.json"))
+
+
+def preset_description(name: str) -> str:
+    return str(load_preset_file(name).get("description", ""))
+
+
+def load_preset_file(name: str) -> dict[str, Any]:
+    """The preset file `name` as {"description": ..., "settings": {...}}."""
+    path = PRESETS_DIR / f"{name}.json"
+    if not name or "/" in name or "\\" in name or not path.is_file():
+        raise PresetNotFound(f"unknown preset {name!r}; choose one of: {', '.join(preset_names())}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"preset {name!r} ({path}) is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("settings", {}), dict) or set(data) - {"description",
+                                                                                                    "settings"}:
+        raise SettingsError(f'preset {name!r} ({path}) must be {{"description": "...", "settings": {{...}}}}')
+    return data
+
+
+def load_preset(name: str) -> dict[str, Any]:
+    """The settings preset `name` sets, checked against the settings sections (unknown keys are errors)."""
+    values = load_preset_file(name).get("settings", {})
+    for key, value in values.items():
+        if key not in Settings.model_fields or key in ("preset", "index", "milvus_token"):
+            raise SettingsError(f"preset {name!r} sets unknown setting {key!r}; {HELP}")
+        section = SECTIONS.get(key)
+        if section is not None:
+            try:
+                section.model_validate(value)
+            except ValidationError as exc:
+                raise SettingsError(f"preset {name!r}: {explain(exc, prefix=key)}") from exc
+    return dict(values)
+
+
+class PresetSource(PydanticBaseSettingsSource):
+    """The values of the preset named by the `preset` argument, else by $CITEWISE_PRESET."""
+
+    def __init__(self, settings_cls: type[BaseSettings], init_kwargs: dict[str, Any]) -> None:
+        super().__init__(settings_cls)
+        self.init_kwargs = init_kwargs
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        name = self.init_kwargs.get("preset") or _env("PRESET")
+        return load_preset(name) if name else {}
+
+
+def _env(name: str) -> str | None:
+    wanted = ENV_PREFIX + name.upper()
+    return next((v for k, v in os.environ.items() if k.upper() == wanted), None)
+
+
+# -- sections ----------------------------------------------------------------------------------
+
+FUSION_FIELDS = tuple(f.name for f in fields(Fusion))
+
+
+class RetrievalSettings(BaseModel):
+    """How a question is searched: `k` and the fusion of dense and lexical ranking (`index.search.Fusion`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    k: int = Field(default=10, ge=1, le=200, description="chunks retrieved per question")
+    method: Literal["convex", "rrf"] = Field(default=DEFAULT_FUSION.method,  # type: ignore[arg-type]
+                                             description="fusion: convex (normalised scores) or rrf (ranks)")
+    norm: str = Field(default=DEFAULT_FUSION.norm, description=f"convex: score normalisation ({', '.join(NORMS)})")
+    dense_weight: float = Field(default=DEFAULT_FUSION.dense_weight, ge=0.0, le=1.0,
+                                description="convex: weight of the dense list; lexical gets 1 - this")
+    rrf_k: float = Field(default=DEFAULT_FUSION.rrf_k, gt=0.0, description="rrf: the k of 1 / (k + rank)")
+    depth: int = Field(default=DEFAULT_FUSION.depth, ge=1, le=10000,
+                       description="candidates taken from each list (at least 2k)")
+    context_weight: float = Field(default=DEFAULT_FUSION.context_weight, ge=0.0,
+                                  description="BM25 weight of the context column (title, owner, section)")
+    feedback: int = Field(default=DEFAULT_FUSION.feedback, ge=0, le=100,
+                          description="pseudo-relevance feedback: top fused chunks the query moves towards (0: off)")
+    feedback_weight: float = Field(default=DEFAULT_FUSION.feedback_weight, ge=0.0,
+                                   description="... by this much of their mean vector")
+    scope_owners: bool = Field(default=DEFAULT_FUSION.scope_owners,
+                               description="a query naming a document owner searches their documents first")
+
+    @field_validator("norm")
+    @classmethod
+    def _known_norm(cls, value: str) -> str:
+        if value not in NORMS:
+            raise ValueError(f"choose one of: {', '.join(NORMS)}")
+        return value
+
+    def fusion(self) -> Fusion:
+        """The `Fusion` these settings describe (for `index.Searcher`)."""
+        return Fusion(**{name: getattr(self, name) for name in FUSION_FIELDS})
+
+
+class AnswerSettings(BaseModel):
+    """How the answer is written from the retrieved chunks (the extractive writer's knobs)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_points: int = Field(default=3, ge=1, le=20, description="passages a fact answer may combine")
+    per_person: int = Field(default=2, ge=1, le=20, description="'who' answers: passages cited per person")
+
+
+SECTIONS: dict[str, type[BaseModel]] = {"retrieval": RetrievalSettings, "answer": AnswerSettings}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid")
+
+    preset: str | None = Field(default=None, description=f"named preset ({', '.join(preset_names())})")
     index: Path | None = Field(default=None, description="index directory (default: the user data dir)")
     model: str | None = Field(default=None, description="embedding model name or local path")
-    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=100, le=8000)
-    chunk_overlap: int = Field(default=DEFAULT_CHUNK_OVERLAP, ge=0, le=2000)
-    k: int = Field(default=10, ge=1, le=200, description="chunks retrieved per question")
+    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=100, le=8000, description="characters per chunk")
+    chunk_overlap: int = Field(default=DEFAULT_CHUNK_OVERLAP, ge=0, le=2000, description="characters shared by neighbours")
     workers: int = Field(default=1, ge=0, le=256,
                          description="indexing processes that parse and embed (0: one per core)")
     store: str = Field(default="faiss", pattern="^(faiss|milvus)$",
@@ -33,6 +222,40 @@ class Settings(BaseSettings):
     milvus_collection: str | None = Field(default=None, description="milvus: collection name (default: from the index dir)")
     milvus_db: str | None = Field(default=None, description="milvus: database name (server only)")
     milvus_token: SecretStr | None = Field(default=None, description="milvus: token or user:password (never stored)")
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _k_shorthand(cls, data: Any) -> Any:
+        """`Settings(k=5)` is `Settings(retrieval={"k": 5})`."""
+        if isinstance(data, dict) and "k" in data:
+            data = dict(data)
+            retrieval = data.get("retrieval") or {}
+            retrieval = retrieval.model_dump() if isinstance(retrieval, BaseModel) else dict(retrieval)
+            data["retrieval"] = {**retrieval, "k": data.pop("k")}
+        return data
+
+    @field_validator("model")
+    @classmethod
+    def _known_model(cls, value: str | None) -> str | None:
+        return check_model(value)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        init_kwargs = getattr(init_settings, "init_kwargs", {})
+        return init_settings, env_settings, PresetSource(settings_cls, init_kwargs)
+
+    @property
+    def k(self) -> int:
+        """Chunks retrieved per question (`retrieval.k`)."""
+        return self.retrieval.k
+
+    def fusion(self) -> Fusion:
+        return self.retrieval.fusion()
 
     def index_dir(self) -> Path:
         return (self.index or user_index_dir()).expanduser()
@@ -50,3 +273,66 @@ class Settings(BaseSettings):
 
     def token(self) -> str | None:
         return self.milvus_token.get_secret_value() if self.milvus_token else None
+
+    def describe(self) -> dict[str, Any]:
+        """Every setting and its value (the token masked): what `citewise settings --json` prints."""
+        out = self.model_dump(mode="json")
+        if out.get("milvus_token"):
+            out["milvus_token"] = "********"
+        return out
+
+    def knobs(self) -> list[tuple[str, Any, Any, str]]:
+        """(dotted name, value, default, description) of every setting, sections flattened."""
+        rows: list[tuple[str, Any, Any, str]] = []
+        values = self.describe()
+        for name, info in type(self).model_fields.items():
+            section = SECTIONS.get(name)
+            if section is None:
+                rows.append((name, values[name], _default(info), info.description or ""))
+                continue
+            for sub, sub_info in section.model_fields.items():
+                rows.append((f"{name}.{sub}", values[name][sub], _default(sub_info), sub_info.description or ""))
+        return rows
+
+
+def _default(info: FieldInfo) -> Any:
+    value = info.get_default(call_default_factory=True)
+    return str(value) if isinstance(value, Path) else value
+
+
+def env_name(loc: tuple[Any, ...]) -> str:
+    """The environment variable of a setting: ("retrieval", "dense_weight") -> CITEWISE_RETRIEVAL__DENSE_WEIGHT."""
+    return ENV_PREFIX + "__".join(str(part).upper() for part in loc)
+
+
+def explain(exc: ValidationError | PydanticSettingsError, prefix: str | None = None) -> str:
+    """One line for a settings validation error: the setting, the bad value, where it came from, the fix."""
+    if isinstance(exc, PydanticSettingsError):  # a variable pydantic-settings could not even parse (bad JSON)
+        field = re.search(r'field "(\w+)"', str(exc))
+        var = env_name((field.group(1),)) if field else "a CITEWISE_* variable"
+        value = _env(var.removeprefix(ENV_PREFIX)) if field else None
+        shown = f": {value!r}" if value is not None else ""
+        return f"bad value for ${var}{shown}: not valid JSON for a settings section; fix or unset it ({HELP})"
+    errors = exc.errors()
+    first = errors[0]
+    loc = tuple(x for x in ((prefix,) if prefix else ()) + tuple(first["loc"]) if x is not None)
+    dotted = ".".join(str(x) for x in loc)
+    value = first.get("input")
+    reason = first["msg"].removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    if first["type"] == "extra_forbidden":
+        var = env_name(loc)
+        where = f" (from ${var})" if _env(var.removeprefix(ENV_PREFIX)) is not None else ""
+        return f"unknown setting {dotted!r}{where}{more}; {HELP}"
+    var = env_name(loc)
+    if prefix is None and _env(var.removeprefix(ENV_PREFIX)) is not None:
+        return f"bad value for ${var}: {value!r}: {reason}{more}; fix or unset it ({HELP})"
+    return f"bad value for setting {dotted}: {value!r}: {reason}{more} ({HELP})"
+
+
+def load_settings(**kwargs: Any) -> Settings:
+    """`Settings(**kwargs)` with every error as one `SettingsError` line (see `explain`)."""
+    try:
+        return Settings(**kwargs)
+    except (ValidationError, PydanticSettingsError) as exc:
+        raise SettingsError(explain(exc)) from exc

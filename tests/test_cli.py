@@ -11,7 +11,7 @@ from conftest import PROFILES
 
 from assistant.cli import main
 
-COMMANDS = ["index", "search", "ask", "docs", "show", "serve", "remove", "merge", "profile", "stats"]
+COMMANDS = ["index", "search", "ask", "docs", "show", "serve", "remove", "merge", "profile", "stats", "settings"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -86,7 +86,7 @@ def test_questions_file_gives_json_lines(seed_index_dir: Path, tmp_path: Path) -
 
 def test_missing_index_is_a_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["search", "x", "--index", str(tmp_path / "none")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input (see test_cli_errors.py)
     assert "No citewise index" in result.output and "citewise index PATH" in result.output
 
 

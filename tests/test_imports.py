@@ -48,6 +48,33 @@ def test_every_module_imports_only_downward() -> None:
     assert not violations, "imports against assistant -> index -> ingest:\n" + "\n".join(violations)
 
 
+def unresolved_relative_imports(path: Path, root: Path = REPO) -> list[str]:
+    """`from .x import y` / `from ..x import y` whose module x is not a file or package where it points."""
+    missing = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level > 0 and node.module:
+            base = root.joinpath(*module_package(path, root)[: len(module_package(path, root)) - (node.level - 1)])
+            target = base.joinpath(*node.module.split("."))
+            if not (target.with_suffix(".py").exists() or (target / "__init__.py").exists()):
+                missing.append(f"{path.relative_to(root)}:{node.lineno} from {'.' * node.level}{node.module}")
+    return missing
+
+
+def test_every_relative_import_points_at_a_module() -> None:
+    """Lazy imports inside functions too: a module moved into a subpackage leaves none dangling."""
+    missing = [m for room in ROOMS for f in sorted((REPO / room).rglob("*.py")) for m in unresolved_relative_imports(f)]
+    assert not missing, "relative imports of modules that do not exist:\n" + "\n".join(missing)
+
+
+def test_dangling_relative_import_is_caught(tmp_path: Path) -> None:
+    sub = tmp_path / "assistant" / "cli"
+    sub.mkdir(parents=True)
+    (tmp_path / "assistant" / "api.py").write_text("")
+    mod = sub / "app.py"
+    mod.write_text("def f():\n    from .llm import x\n    from ..api import y\n")
+    assert unresolved_relative_imports(mod, tmp_path) == ["assistant/cli/app.py:2 from .llm"]
+
+
 def test_checker_catches_a_backward_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import os\nfrom assistant.api import Assistant\nimport index.store\n")

@@ -12,9 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..settings import Settings
+from ..settings import preset_names
+from .common import (
+    BadInput,
+    check_paths,
+    cli_settings,
+    friendly_errors,
+    index_option,
+    shard_option,
+    vector_store_options,
+)
 from .common import dump as _dump
-from .common import friendly_errors, index_option, shard_option, vector_store_options
 from .common import open_assistant as _open
 
 if TYPE_CHECKING:
@@ -24,7 +32,11 @@ if TYPE_CHECKING:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="citewise")
 @click.option("-v", "--verbose", count=True, help="More logging (-v info, -vv debug).")
-def main(verbose: int) -> None:
+@click.option("--preset", metavar="NAME",
+              help=f"Named settings preset ({', '.join(preset_names())}); default: $CITEWISE_PRESET. "
+                   "See `citewise settings`.")
+@click.option("--debug", is_flag=True, help="Show the Python traceback of an error instead of one line.")
+def main(verbose: int, preset: str | None, debug: bool) -> None:
     """citewise: answers about your own documents, every claim proven by an exact quote.
 
     \b
@@ -32,7 +44,10 @@ def main(verbose: int) -> None:
       citewise index ~/Documents/cvs
       citewise ask "Who has worked on graph neural networks?"
       citewise serve
+      citewise --preset rrf search "graph neural networks"
     """
+    if preset is not None and preset not in preset_names():
+        raise BadInput(f"unknown preset {preset!r} (--preset); choose one of: {', '.join(preset_names())}")
     if verbose == 0:  # the model loader's progress bars are noise on every command
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -43,7 +58,7 @@ def main(verbose: int) -> None:
 
 
 @main.command("index")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))  # see check_paths
 @index_option
 @click.option("--model", help="Embedding model name or local path (default: the packaged all-MiniLM-L6-v2).")
 @click.option("--prune", is_flag=True, help="Remove indexed documents whose files under PATHS are gone.")
@@ -73,8 +88,9 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
 
     from ..api import build_index
 
+    check_paths(paths, allow_missing=prune)
     options: dict[str, Any] = {**vectors, **({} if workers is None else {"workers": workers})}
-    settings = Settings(index=index_dir, model=model, **options)
+    settings = cli_settings(index=index_dir, model=model, **options)
     bar = tqdm(total=0, unit="file", desc="indexing", file=sys.stderr, disable=as_json or None)
 
     def progress(done: int, total: int, current: str) -> None:
@@ -119,7 +135,7 @@ def merge(parts: tuple[Path, ...], index_dir: Path | None, as_json: bool, vector
     """
     from ..api import merge_indexes
 
-    store, reports = merge_indexes(parts, settings=Settings(index=index_dir, **vectors))
+    store, reports = merge_indexes(parts, settings=cli_settings(index=index_dir, **vectors))
     if as_json:
         _dump({
             "index": str(store.path),
@@ -139,11 +155,11 @@ def merge(parts: tuple[Path, ...], index_dir: Path | None, as_json: bool, vector
 
 @main.command()
 @click.argument("query")
-@click.option("-k", "k", default=10, show_default=True, help="Number of chunks.")
+@click.option("-k", "k", type=click.IntRange(1, 1000), help="Number of chunks. Default: the retrieval.k setting (10).")
 @index_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @friendly_errors
-def search(query: str, k: int, index_dir: Path | None, as_json: bool) -> None:
+def search(query: str, k: int | None, index_dir: Path | None, as_json: bool) -> None:
     """Rank the indexed chunks for QUERY.
 
     \b
@@ -152,7 +168,8 @@ def search(query: str, k: int, index_dir: Path | None, as_json: bool) -> None:
     """
     from ..render import hits_text
 
-    hits = _open(index_dir).search(query, k)
+    assistant = _open(index_dir)
+    hits = assistant.search(query, k or assistant.settings.k)
     if as_json:
         _dump({"query": query, "hits": [h.to_dict() for h in hits]})
     else:
@@ -184,7 +201,7 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
         raise click.UsageError("give either a QUESTION or --questions FILE")
     assistant = _open(index_dir)
     if llm_spec:
-        from .llm import LLMWriter, chat_model
+        from ..llm import LLMWriter, chat_model
 
         try:
             assistant.writer = LLMWriter(chat_model(llm_spec))
@@ -319,11 +336,13 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
     run(_open(index_dir), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
 
 
+from .config import settings_cmd  # noqa: E402
 from .eval import eval_group, stats  # noqa: E402
 from .profile import profile_cmd  # noqa: E402
 
 main.add_command(eval_group)
 main.add_command(stats)
+main.add_command(settings_cmd)
 main.add_command(profile_cmd)
 
 if __name__ == "__main__":  # pragma: no cover

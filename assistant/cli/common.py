@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from functools import wraps
 from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import ValidationError
+from pydantic_settings import SettingsError as PydanticSettingsError
 
+from index.errors import EmbedderMismatch, IndexCorrupt, IndexNotFound
 from ingest import CitewiseError
 
-from ..settings import Settings
+from ..settings import Settings, SettingsError, explain, load_settings
+
+# Errors the user fixes by changing what they typed (a setting, a path, a model or preset name, the
+# index they point at): exit status 2, like a usage error. Other library errors exit 1.
+BAD_INPUT: tuple[type[Exception], ...] = (SettingsError, IndexNotFound, IndexCorrupt, EmbedderMismatch)
 
 INDEX_HELP = "Index directory. Default: $CITEWISE_INDEX, else the user data dir."
 
@@ -70,15 +78,70 @@ def shard_option(ctx: click.Context, param: click.Parameter, value: str | None) 
         raise click.BadParameter(str(exc)) from exc
 
 
+class BadInput(click.ClickException):
+    """One line naming the bad value and what to do; exit status 2."""
+
+    exit_code = 2
+
+
+def root_params() -> dict[str, Any]:
+    """The global options (--preset, --debug) of the running `citewise` command."""
+    ctx = click.get_current_context(silent=True)
+    return dict(ctx.find_root().params) if ctx is not None else {}
+
+
+def check_paths(paths: Iterable[Path], *, allow_missing: bool = False) -> None:
+    """Every path given on the command line exists and can be read (`allow_missing`: may be gone)."""
+    for p in paths:
+        if not p.exists():
+            if allow_missing:
+                continue
+            raise BadInput(f"cannot read {p}: no such file or directory; check the path "
+                           "(--prune drops the documents of a folder that is gone)")
+        if not os.access(p, os.R_OK | (os.X_OK if p.is_dir() else 0)):
+            raise BadInput(f"cannot read {p}: permission denied; check its permissions")
+
+
+def cli_settings(**given: Any) -> Settings:
+    """Settings from the options a command was given (None: not given) and the global --preset."""
+    values = {k: v for k, v in given.items() if v is not None}
+    if root_params().get("preset"):
+        values["preset"] = root_params()["preset"]
+    return load_settings(**values)
+
+
+def click_error(exc: Exception) -> click.ClickException | None:
+    """The one-line CLI error for a library error, or None for a bug (which keeps its traceback)."""
+    if isinstance(exc, IndexCorrupt):
+        return BadInput(f"{exc}; it was written by a newer citewise or is damaged: upgrade citewise "
+                        "(pip install -U citewise), or build a new index (citewise index PATH --index DIR)")
+    if isinstance(exc, BAD_INPUT):
+        return BadInput(str(exc))
+    if isinstance(exc, ValidationError | PydanticSettingsError):  # Settings() built inside the library
+        return BadInput(explain(exc))
+    if isinstance(exc, OSError) and exc.filename is not None:
+        reason = exc.strerror or type(exc).__name__
+        return BadInput(f"cannot read {exc.filename}: {reason}; check the path and its permissions")
+    if isinstance(exc, CitewiseError):
+        return click.ClickException(str(exc))
+    return None
+
+
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Library errors become one clear line and exit code 1, here and nowhere else."""
+    """Library errors become one clear line (exit 2 for bad input, 1 otherwise), here and nowhere else;
+    `citewise --debug ...` lets them through with their traceback."""
 
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except CitewiseError as exc:
-            raise click.ClickException(str(exc)) from exc
+        except click.ClickException:
+            raise
+        except Exception as exc:
+            error = click_error(exc)
+            if error is None or root_params().get("debug"):
+                raise
+            raise error from exc
 
     return wrapper
 
@@ -90,4 +153,5 @@ def dump(obj: Any) -> None:
 def open_assistant(index_dir: Path | None) -> Any:
     from ..api import Assistant
 
-    return Assistant.open(index_dir, settings=Settings(index=index_dir) if index_dir else None)
+    settings = cli_settings(index=index_dir)
+    return Assistant.open(settings.index_dir(), settings=settings)

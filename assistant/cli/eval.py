@@ -12,15 +12,15 @@ from typing import Any
 
 import click
 
-from ..settings import Settings
+from ..settings import Settings, check_model
+from .common import cli_settings, friendly_errors, index_option, vector_store_options
 from .common import dump as _dump
-from .common import friendly_errors, index_option, vector_store_options
 
 
-def _open_store(index_dir: Path | None) -> Any:
+def _open_store(settings: Settings) -> Any:
     from index import Store
 
-    return Store.open(index_dir or Settings().index_dir())
+    return Store.open(settings.index_dir())
 
 MODES_HELP = "Search modes to compare (repeatable). Default: dense, lexical, hybrid, default."
 
@@ -37,7 +37,7 @@ def _table(results: dict[str, dict[str, float]], title: str) -> str:
 def _embedder(model: str | None) -> Any:
     from ..api import make_embedder
 
-    return make_embedder(model)
+    return make_embedder(check_model(model))
 
 
 @click.group("eval")
@@ -68,7 +68,7 @@ def eval_beir(folder: Path, index_dir: Path | None, model: str | None, split: st
     """
     from index.evaluate import EVAL_MODES, evaluate_beir
 
-    settings = Settings(**vectors)
+    settings = cli_settings(**vectors)
     results = evaluate_beir(folder, _embedder(model), index_dir=index_dir, modes=modes or EVAL_MODES,
                             split=split, max_queries=max_queries, vectors=settings.vector_config_given(),
                             milvus_token=settings.token())
@@ -104,20 +104,21 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
     from index.evaluate import EVAL_MODES, QAResult, QueryCache, evaluate_qa, load_qa
     from index.store import Store
 
+    settings = cli_settings()
     items = load_qa(file)
     embedder = QueryCache(_embedder(model))
     with tempfile.TemporaryDirectory(prefix="citewise-qa-") as tmp:
         store = Store.create(index_dir or Path(tmp), embedder.name, embedder.dim)
         try:
             index_paths([docs_dir], store, embedder, prune=True)
-            searcher = Searcher(store, embedder)
+            searcher = Searcher(store, embedder, fusion=settings.fusion())
             results: dict[str, Any] = {}
             per_item: list[QAResult] = []
             for mode in modes or EVAL_MODES:
                 results[mode], items_out = evaluate_qa(searcher, items, mode)
                 if mode == "default" or not per_item:
                     per_item = items_out
-            answers, answer_items = _answer_metrics(store, embedder, items)
+            answers, answer_items = _answer_metrics(store, embedder, items, settings)
         finally:
             store.close()
     rows = [{"id": r.item.id, "question": r.item.question, "docs": list(r.item.docs), "first_rank": r.first_rank(),
@@ -135,12 +136,12 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
             click.echo(f"{a.id:>6}  {'ok ' if a.correct else 'BAD'}  {'abstained' if a.abstained else 'answered '}  {a.question}")
 
 
-def _answer_metrics(store: Any, embedder: Any, items: Any) -> tuple[dict[str, float], list[Any]]:
+def _answer_metrics(store: Any, embedder: Any, items: Any, settings: Settings) -> tuple[dict[str, float], list[Any]]:
     """Answer metrics of the assistant's `ask` (the default writer) over the same index."""
     from ..answer_eval import evaluate_answers
     from ..api import Assistant
 
-    assistant = Assistant(store, embedder)
+    assistant = Assistant(store, embedder, settings=settings)
 
     def chunk_text(chunk_id: str) -> str | None:
         chunk = store.chunk(chunk_id)
@@ -163,19 +164,25 @@ def _answer_table(m: dict[str, float]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @friendly_errors
 def stats(index_dir: Path | None, as_json: bool) -> None:
-    """Describe the index: counts, embedder, and the FAISS index kind (exact or approximate).
+    """Describe the index: counts, embedder, the FAISS index kind (exact or approximate), and the
+    retrieval and answer settings questions are answered with (see `citewise settings`).
 
     \b
-    Example:
+    Examples:
       citewise stats --json
+      citewise --preset rrf stats
     """
-    store = _open_store(index_dir)
+    from .config import settings_summary
+
+    settings = cli_settings(index=index_dir)
+    store = _open_store(settings)
     try:
         info = store.stats()
     finally:
         store.close()
+    summary = settings_summary(settings)
     if as_json:
-        _dump(info)
+        _dump({**info, "settings": summary})
         return
     kind = info["vector_index_description"]
     extra = f", nlist {info['nlist']}, nprobe {info['nprobe']}" if "nlist" in info else ""
@@ -186,7 +193,10 @@ def stats(index_dir: Path | None, as_json: bool) -> None:
         f"{_milvus_line(info)}"
         f"  lexical index: SQLite FTS5, tokenizer v{info['lexical_tokenizer']}, BM25 from postings of "
         f"{info['lexical_terms']:,} terms; schema v{info['schema_version']}, "
-        f"generation {info['generation']}"
+        f"generation {info['generation']}\n"
+        f"  settings: preset {summary['preset'] or '-'}; retrieval "
+        + " ".join(f"{k}={v}" for k, v in summary["retrieval"].items())
+        + "; answer " + " ".join(f"{k}={v}" for k, v in summary["answer"].items())
     )
 
 
