@@ -18,7 +18,7 @@ import os
 import re
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 import platformdirs
 from pydantic import (
@@ -27,6 +27,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    create_model,
     field_validator,
     model_validator,
 )
@@ -159,7 +160,7 @@ def _env(name: str) -> str | None:
 FUSION_FIELDS = tuple(f.name for f in fields(Fusion))
 
 
-class RetrievalSettings(BaseModel):
+class _Retrieval(BaseModel):
     """How a question is searched: `k` and the fusion of dense and lexical ranking (`index.search.Fusion`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -192,6 +193,24 @@ class RetrievalSettings(BaseModel):
     def fusion(self) -> Fusion:
         """The `Fusion` these settings describe (for `index.Searcher`)."""
         return Fusion(**{name: getattr(self, name) for name in FUSION_FIELDS})
+
+
+def _with_every_fusion_field(base: type[_Retrieval]) -> type[_Retrieval]:
+    """`base` plus any `Fusion` field it does not declare (typed and defaulted from `DEFAULT_FUSION`), so a
+    knob added to `index.search.Fusion` is a setting at once; declaring it above adds bounds and a description."""
+    hints = get_type_hints(Fusion)
+    missing = {f.name: (hints[f.name], Field(default=getattr(DEFAULT_FUSION, f.name),
+                                             description=f"see index.search.Fusion.{f.name}"))
+               for f in fields(Fusion) if f.name not in base.model_fields}
+    if not missing:
+        return base
+    return create_model("RetrievalSettings", __base__=base, __doc__=base.__doc__, **missing)  # type: ignore[call-overload,no-any-return]
+
+
+if TYPE_CHECKING:
+    RetrievalSettings = _Retrieval
+else:
+    RetrievalSettings = _with_every_fusion_field(_Retrieval)
 
 
 class AnswerSettings(BaseModel):
@@ -328,6 +347,37 @@ def explain(exc: ValidationError | PydanticSettingsError, prefix: str | None = N
     if prefix is None and _env(var.removeprefix(ENV_PREFIX)) is not None:
         return f"bad value for ${var}: {value!r}: {reason}{more}; fix or unset it ({HELP})"
     return f"bad value for setting {dotted}: {value!r}: {reason}{more} ({HELP})"
+
+
+def env_names() -> list[str]:
+    """Every CITEWISE_* variable a setting reads (sections both whole and per key)."""
+    names = []
+    for name in Settings.model_fields:
+        names.append(env_name((name,)))
+        section = SECTIONS.get(name)
+        if section is not None:
+            names += [env_name((name, sub)) for sub in section.model_fields]
+    return names
+
+
+def near_misses(environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(variable, the setting's variable it was probably meant as) for CITEWISE_* variables that no
+    setting reads but that look like one: `CITEWISE_K` -> `CITEWISE_RETRIEVAL__K`. Variables read by
+    other parts (`CITEWISE_AUTH`, `CITEWISE_LLM`, test switches) look like no setting and are left alone."""
+    import difflib
+
+    known = env_names()
+    tails = {n.rsplit("__", 1)[1]: n for n in known if "__" in n}
+    out = []
+    for var in sorted(environ if environ is not None else os.environ):
+        upper = var.upper()
+        if not upper.startswith(ENV_PREFIX) or upper in known or "__" in upper:  # "__": pydantic reports it
+            continue
+        tail = upper.removeprefix(ENV_PREFIX)
+        guess = tails.get(tail) or next(iter(difflib.get_close_matches(upper, known, n=1, cutoff=0.85)), None)
+        if guess:
+            out.append((var, guess))
+    return out
 
 
 def load_settings(**kwargs: Any) -> Settings:

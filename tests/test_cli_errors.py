@@ -133,3 +133,12 @@ def test_debug_shows_the_traceback(tmp_path: Path, no_model_load: None) -> None:
     assert result.exc_info is not None and result.exc_info[2] is not None  # the traceback click would print
     plain = run(["index", str(PROFILES), "--index", str(tmp_path / "i"), "--model", "model-x"])
     assert plain.exit_code == 2 and isinstance(plain.exception, SystemExit)
+
+
+def test_a_variable_no_setting_reads_is_named_not_silently_ignored() -> None:
+    """CITEWISE_K (a setting before `retrieval.k`) warns with the right name; stdout stays JSON."""
+    result = run(["settings", "--json"], CITEWISE_K="3", CITEWISE_AUTH="a:b")
+    assert result.exit_code == 0, result.output
+    assert "ignoring $CITEWISE_K: no setting reads it; did you mean $CITEWISE_RETRIEVAL__K?" in result.stderr
+    assert "CITEWISE_AUTH" not in result.stderr  # read by `serve`, not a setting: left alone
+    assert json.loads(result.stdout)["settings"]["retrieval"]["k"] == 10

@@ -16,7 +16,7 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 from index.errors import EmbedderMismatch, IndexCorrupt, IndexNotFound
 from ingest import CitewiseError
 
-from ..settings import Settings, SettingsError, explain, load_settings
+from ..settings import Settings, SettingsError, explain, load_settings, near_misses
 
 # Errors the user fixes by changing what they typed (a setting, a path, a model or preset name, the
 # index they point at): exit status 2, like a usage error. Other library errors exit 1.
@@ -104,6 +104,8 @@ def check_paths(paths: Iterable[Path], *, allow_missing: bool = False) -> None:
 
 def cli_settings(**given: Any) -> Settings:
     """Settings from the options a command was given (None: not given) and the global --preset."""
+    for var, meant in near_misses():
+        click.echo(f"warning: ignoring ${var}: no setting reads it; did you mean ${meant}?", err=True)
     values = {k: v for k, v in given.items() if v is not None}
     if root_params().get("preset"):
         values["preset"] = root_params()["preset"]
