@@ -54,6 +54,7 @@ THRESHOLD = 2.0  # evidence an owner must reach (about two independent kinds of 
 MARGIN = 0.75  # and its lead over any unrelated candidate that is itself near the threshold
 RIVAL = THRESHOLD - MARGIN / 2  # a candidate scoring less is no rival (a role or place on line 5)
 TOP_LINES = 12  # lines of page 1 read for candidates
+FIRST_LINES = 2  # a name on one of these lines counts as first when no line above holds a person's name
 HEADER_CHARS = 1000  # where contact details (e-mail, homepage) of the owner are looked for
 
 # Weights of the evidence (hand-set, not fitted; see the module docstring).
@@ -174,6 +175,18 @@ def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
                     alone = 1.0 if len(win) == len(words) else (0.5 if len(win) == len(run) else 0.25)
                     out.append((" ".join(_recase(t) if upper else t for t in win), alone))
     return out
+
+
+@lru_cache(maxsize=4096)
+def strip_title(name: str) -> str:
+    """The name without an honorific nameparser knows ("Dr. Ahmed Hassan" -> "Ahmed Hassan"); kept
+    whole when no given name and surname would remain ("Judge Reinhold")."""
+    from nameparser import HumanName
+
+    h = HumanName(name)
+    if h.title and h.first and h.last and name.startswith(h.title):
+        return name[len(h.title):].strip(" ,")
+    return name
 
 
 @lru_cache(maxsize=4096)
@@ -323,6 +336,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
 
     def add(name: str, src: str, position: float = 0.0, bold: bool = False, line: int | None = None) -> _Cluster:
         c: _Cluster
+        name = strip_title(name)
         key = split_name(name)
         for c in groups:
             if split_name(c.names[0][0])[1] == key[1] and names_match(c.names[0][0], name):
@@ -337,10 +351,17 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             c.lines = (c.lines or set()) | {line}
         return c
 
+    named_lines = 0  # lines above that hold a name the tagger reads as a person's
     for ln in top_lines(parsed, cleaned):
-        pos = W_PROMINENT if ln.prominent else (W_RANK[ln.rank] if ln.rank < len(W_RANK) else 0.0)
-        for name, alone in line_windows(ln.text):
+        rank = min(ln.rank, named_lines) if ln.rank <= FIRST_LINES else ln.rank  # "Curriculum Vitae", then the name
+        pos = W_PROMINENT if ln.prominent else (W_RANK[rank] if rank < len(W_RANK) else 0.0)
+        windows = line_windows(ln.text)
+        people = {split_name(n)[1] for n, alone in windows if alone == 1.0 and person_evidence(n) > 0}
+        if len(people) > 1:
+            pos = 0.0  # a byline or a list of people: its place on the page says nothing about the owner
+        for name, alone in windows:
             add(name, "title", pos * alone, ln.bold, ln.rank)
+        named_lines += any(person_evidence(name) > 0 for name, _ in windows)
     for level, heading in parsed.outline[:3]:
         if level == 1:
             for name, alone in line_windows(heading):

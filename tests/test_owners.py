@@ -301,3 +301,41 @@ def test_cli_docs_shows_evidence_and_sets_owners(tmp_path: Path, embedder) -> No
     assert result.exit_code != 0 and "missing.pdf is not in the index" in result.output
     result = runner.invoke(main, ["docs", "--reset-owner", str(report), "--json", "--index", idx])
     assert {d["doc"]: d for d in json.loads(result.output)}[str(report)]["owner"] is None
+
+
+def _pdf(path: Path, lines: list[tuple[str, int, str]]) -> Path:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    for text, size, style in lines:
+        pdf.set_font("Helvetica", style, size)
+        pdf.multi_cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+    for head, text in CV_BODY:
+        pdf.set_font("Helvetica", "B", 12)
+        pdf.cell(0, 8, head, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 10)
+        pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+    return path
+
+
+def test_layouts_of_other_cvs(tmp_path: Path) -> None:
+    # A contact line above the name; an honorific before it; "Curriculum Vitae" above it.
+    doc = load_document(_pdf(tmp_path / "vita.pdf", [
+        ("123 Main Street, Springfield, IL 62704 | (555) 123-4567 | kdoe@mail.com", 9, ""), ("KAREN DOE", 20, "B")]))
+    assert doc.owner == "Karen Doe" and doc.title == "Karen Doe"
+    doc = load_document(_pdf(tmp_path / "cv.pdf", [("Dr. Ahmed Hassan, PhD", 18, "B"), ("a.hassan@uni.example", 9, "")]))
+    assert doc.owner == "Ahmed Hassan"
+    doc = load_document(_pdf(tmp_path / "resume_2024.pdf", [("Curriculum Vitae", 18, "B"), ("Maria Garcia-Lopez", 14, "")]))
+    assert doc.owner == "Maria Garcia-Lopez" and doc.title == "Curriculum Vitae — Maria Garcia-Lopez"
+
+
+def test_a_letter_naming_people_has_no_owner(tmp_path: Path) -> None:
+    letter = tmp_path / "letter.txt"
+    letter.write_text("Letter of Recommendation\n\nDear Committee,\n\nI am pleased to recommend Jane Roe for the "
+                      "position. She worked with me for three years.\n\nSincerely,\n\nJohn Smith\n\nProfessor\n")
+    assert load_document(letter).owner is None
+    minutes = tmp_path / "minutes.txt"
+    minutes.write_text("Meeting Minutes\n\nAttendees: John Smith, Karen Doe, Wei Zhang\n\nJohn Smith opened the meeting.\n")
+    assert load_document(minutes).owner is None
