@@ -13,14 +13,20 @@ Candidates for the owner come from every source a document offers (`Source` name
 - `text`: a full name in the text whose surname the e-mail, URL or file name gives;
 - `authors`/`bold`: the name that dominates the document's author lists, or that it sets in bold.
 
-Each candidate (variants of one name counted together, `names.names_match`) is scored by general
-evidence with hand-set weights: where it sits on page 1 (the largest line, the first lines), whether
-probablepeople reads it as a person or as an organisation, how many independent sources agree (its
-words found in the e-mail, the URL, the file name, the author property), how often it recurs in
-author lists, and whether the document looks like a person's (CV sections, contact details). The
-owner is the best candidate only when its score clears `THRESHOLD` and beats every unrelated
-candidate by `MARGIN`; otherwise None: a missing owner costs a little, a wrong one poisons every
-answer about that person. `OwnerDecision.source` says which sources agreed ("title+email+filename").
+Each candidate (variants of one name counted together, `names.names_match`; honorifics that
+nameparser knows dropped) is scored by general evidence with hand-set weights (the `W_*` constants):
+where it sits on page 1 (the largest line; the first line, or the first line holding a person's name
+under a "Curriculum Vitae" line; a byline listing several people gives no credit), how alone it stands
+on its line, whether probablepeople reads it as a person or as an organisation, how many independent
+sources agree (its words found in the e-mail, the URL, the file name, the author property), how often
+it recurs in the author lists relative to the most listed author, and whether the document looks like
+a person's (CV sections, contact details). A candidate needs some evidence that it is a person (the
+tagger, a handle that spells it, the author property, author lists); in a document that does not look
+like a person's it also needs more than its position. The owner is the best candidate only when its
+score clears `THRESHOLD` and beats every unrelated candidate near the threshold by `MARGIN`;
+otherwise None: a missing owner costs a little, a wrong one poisons every answer about that person.
+`OwnerDecision.source` says which sources agreed ("title+email+filename"). Nothing is fitted: the
+weights are hand-set on the kinds of evidence, not on documents.
 
 Titles: the format's title (front matter, DOCX Title, HTML `<title>`), else the most prominent line
 group of page 1 that is not an organisation's name (the issuer of a report), extended on form-like
