@@ -35,8 +35,9 @@ class LayoutLine:
 class Parsed:
     """Text, page spans in that text, and the headings the format marks, with their levels.
 
-    `lines` is the layout of every kept line of every page in text order (PDF only; running
-    headers/footers dropped as in `text`). `meta_title`/`meta_author` are the document properties
+    `lines` is the layout of every kept line of every page in text order for PDF (running
+    headers/footers dropped as in `text`), and of the first paragraphs for DOCX (size and weight
+    from their runs or styles, `y` 0); empty for other formats. `meta_title`/`meta_author` are the document properties
     the format stores (PDF Info, DOCX core properties, HTML `<title>`/author meta, Markdown front
     matter), stripped, or None; they are evidence, not trusted as-is (they are often a file name or
     a tool's default)."""
