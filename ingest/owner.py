@@ -163,12 +163,21 @@ def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
     for part in _SEPARATORS.split(normalise(line)):
         words = [w.strip("*_'\"") for w in part.split()]
         words = [w for w in words if w]
+        mixed = any(not w.isupper() for w in words if _is_name_token(w))
         runs: list[list[str]] = [[]]
+        extras = 0  # acronyms and degrees beside the name ("Jane Roe CV", "Jane Roe PhD"): not name words
         for w in words:
-            if _is_name_token(w) or (runs[-1] and w.lower() in _PARTICLES):
+            if mixed and len(runs[-1]) >= 2 and _acronym(w) and not _surname_of(" ".join([*runs[-1], w]), w):
+                extras += 1
+                if runs[-1]:
+                    runs.append([])
+            elif _is_name_token(w) or (runs[-1] and w.lower() in _PARTICLES):
                 runs[-1].append(w)
-            elif runs[-1]:
-                runs.append([])
+            else:
+                if not _NAME_TOKEN.match(w) and not any(c.isalpha() for c in w):
+                    extras += 1  # digits and symbols ("2024") say nothing against the name either
+                if runs[-1]:
+                    runs.append([])
         for run in runs:
             upper = all(t.isupper() or len(t.rstrip(".")) <= 1 for t in run)
             for i in range(len(run)):
@@ -178,9 +187,31 @@ def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
                         continue
                     if sum(len(t.rstrip(".")) > 1 for t in win) < 2:
                         continue
-                    alone = 1.0 if len(win) == len(words) else (0.5 if len(win) == len(run) else 0.25)
-                    out.append((" ".join(_recase(t) if upper else t for t in win), alone))
+                    alone = 1.0 if len(win) + extras == len(words) else (0.5 if len(win) == len(run) else 0.25)
+                    # Capitals are case-folded: a whole name in capitals, or a surname in capitals
+                    # beside a mixed-case given name ("Jean DUPONT"); short runs stay (initials "MF").
+                    out.append((" ".join(_recase(t) if upper or len(t) >= 4 else t for t in win), alone))
     return out
+
+
+@lru_cache(maxsize=1024)
+def _surname_of(name: str, word: str) -> bool:
+    """Whether probablepeople reads `word` as the surname of `name` ("Jean Pierre ROY": yes;
+    "Jane Roe CV": no, a suffix)."""
+    import probablepeople as pp
+
+    try:
+        tags, kind = pp.tag(name)
+    except Exception:
+        return False
+    return kind == "Person" and tags.get("Surname") == word
+
+
+def _acronym(word: str) -> bool:
+    """An acronym or degree written in capitals ("CV", "PHD", "MBA"; "Ph.D." has its dots)."""
+    letters = word.replace(".", "")
+    return letters.isalpha() and letters.isupper() and 2 <= len(letters) <= 4 or (
+        "." in word.rstrip(".") and letters.isalpha() and len(letters) <= 4)
 
 
 @lru_cache(maxsize=4096)

@@ -152,6 +152,9 @@ def test_date_fragments_and_capitals(tmp_path: Path) -> None:
     b.write_text(f"JANE ROE\n\n{body}\n")
     doc = load_document(b)
     assert doc.owner == "Jane Roe" and doc.title == "Jane Roe"
+    d = tmp_path / "d.txt"
+    d.write_text(f"Jean DUPONT CV\n\ndupont@example.org\n\n{body}\n")
+    assert load_document(d).owner == "Jean Dupont"
     c = tmp_path / "c.txt"
     c.write_text(f"Last Update: May 15, 2026\n\nJANE ROE, Ph.D.\n\nroe@example.org\n\n{body}\n")
     assert load_document(c).owner == "Jane Roe"
