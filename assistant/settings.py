@@ -87,7 +87,13 @@ def check_model(name: str | None) -> str | None:
     otherwise `ModelNotFound` (at once: nothing is loaded or downloaded)."""
     if name is None or name == DEFAULT_MODEL:
         return name
-    if os.path.exists(os.path.expanduser(name)) or _hf_cached(name):
+    local = Path(os.path.expanduser(name))
+    if local.exists():
+        if not any((local / f).is_file() for f in ("modules.json", "config.json")):
+            raise ModelNotFound(f"embedding model path {name!r} is not a model directory (no modules.json or "
+                                "config.json in it); give the folder of a sentence-transformers model")
+        return name
+    if _hf_cached(name):
         return name
     raise ModelNotFound(
         f"unknown embedding model {name!r}: not the packaged {DEFAULT_MODEL!r}, not a local path and not in the "

@@ -142,3 +142,17 @@ def test_a_variable_no_setting_reads_is_named_not_silently_ignored() -> None:
     assert "ignoring $CITEWISE_K: no setting reads it; did you mean $CITEWISE_RETRIEVAL__K?" in result.stderr
     assert "CITEWISE_AUTH" not in result.stderr  # read by `serve`, not a setting: left alone
     assert json.loads(result.stdout)["settings"]["retrieval"]["k"] == 10
+
+
+def test_index_built_with_a_model_not_available_here(copied_index: Path, no_model_load: None) -> None:
+    manifest = copied_index / "manifest.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "embedder": "some-org/absent-model"}))
+    one_line_error(run(["search", "x", "--index", str(copied_index)]),
+                   "built with the embedding model 'some-org/absent-model'", "not available here", "build a new index")
+
+
+def test_model_path_that_is_not_a_model(tmp_path: Path, no_model_load: None) -> None:
+    folder = tmp_path / "not-a-model"
+    folder.mkdir()
+    one_line_error(run(["index", str(PROFILES), "--index", str(tmp_path / "i"), "--model", str(folder)]),
+                   f"embedding model path {str(folder)!r} is not a model directory")

@@ -16,7 +16,15 @@ from pydantic_settings import SettingsError as PydanticSettingsError
 from index.errors import EmbedderMismatch, IndexCorrupt, IndexNotFound
 from ingest import CitewiseError
 
-from ..settings import Settings, SettingsError, explain, load_settings, near_misses
+from ..settings import (
+    ModelNotFound,
+    Settings,
+    SettingsError,
+    check_model,
+    explain,
+    load_settings,
+    near_misses,
+)
 
 # Errors the user fixes by changing what they typed (a setting, a path, a model or preset name, the
 # index they point at): exit status 2, like a usage error. Other library errors exit 1.
@@ -156,4 +164,12 @@ def open_assistant(index_dir: Path | None) -> Any:
     from ..api import Assistant
 
     settings = cli_settings(index=index_dir)
-    return Assistant.open(settings.index_dir(), settings=settings)
+    assistant = Assistant.open(settings.index_dir(), settings=settings)
+    built_with = assistant.store.manifest.embedder
+    try:
+        check_model(built_with)  # the model loads at the first question: say now if it cannot
+    except ModelNotFound as exc:
+        raise BadInput(f"the index at {assistant.store.path} was built with the embedding model {built_with!r}, "
+                       "which is not available here (not packaged, not a local path, not in the Hugging Face "
+                       "cache): install it there, or build a new index (citewise index PATH --index DIR)") from exc
+    return assistant
