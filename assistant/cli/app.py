@@ -168,7 +168,7 @@ def search(query: str, k: int | None, index_dir: Path | None, as_json: bool) -> 
     """
     from ..render import hits_text
 
-    assistant = _open(index_dir)
+    assistant = _open(index_dir, embeds=True)
     hits = assistant.search(query, k or assistant.settings.k)
     if as_json:
         _dump({"query": query, "hits": [h.to_dict() for h in hits]})
@@ -199,7 +199,7 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
 
     if (question is None) == (questions_file is None):
         raise click.UsageError("give either a QUESTION or --questions FILE")
-    assistant = _open(index_dir)
+    assistant = _open(index_dir, embeds=True)
     if llm_spec:
         from ..llm import LLMWriter, chat_model
 
@@ -333,7 +333,7 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: binding {host}: anyone on your network can read your documents through citewise"
                    + ("" if credentials else " (no --auth set)"), err=True)
-    run(_open(index_dir), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
+    run(_open(index_dir, embeds=True), host=host, port=port, auth=credentials, max_upload_mb=max_upload_mb)
 
 
 from .config import settings_cmd  # noqa: E402

@@ -160,14 +160,18 @@ def dump(obj: Any) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, indent=2))
 
 
-def open_assistant(index_dir: Path | None) -> Any:
+def open_assistant(index_dir: Path | None, *, embeds: bool = False) -> Any:
+    """The `Assistant` of the index; `embeds`: the command will embed text (search, ask, serve), so the
+    index's model must be loadable here, which is checked now rather than at the first question."""
     from ..api import Assistant
 
     settings = cli_settings(index=index_dir)
     assistant = Assistant.open(settings.index_dir(), settings=settings)
+    if not embeds:
+        return assistant
     built_with = assistant.store.manifest.embedder
     try:
-        check_model(built_with)  # the model loads at the first question: say now if it cannot
+        check_model(built_with)
     except ModelNotFound as exc:
         raise BadInput(f"the index at {assistant.store.path} was built with the embedding model {built_with!r}, "
                        "which is not available here (not packaged, not a local path, not in the Hugging Face "
