@@ -235,8 +235,12 @@ def person_evidence(name: str) -> float:
     plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
     try:
         tags, kind = pp.tag(plain)
-    except Exception:  # RepeatedLabelError and friends: the tagger could not decide
-        return 0.0
+    except Exception:  # RepeatedLabelError: a label came twice ("Radu Andrei Parvulescu" -> two surnames)
+        try:
+            labels = {label for _, label in pp.parse(plain)}
+        except Exception:
+            return 0.0
+        return W_PERSON if labels <= _NAME_TAGS and "Surname" in labels else 0.0
     if kind == "Person" and set(tags) <= _NAME_TAGS and ("Surname" in tags or "LastInitial" in tags):
         return W_PERSON
     if set(tags) & _ORG_TAGS:
@@ -273,6 +277,9 @@ def agreement(name: str, handle: str) -> float:
         score = 0.6
     if any(len(g) >= 3 and re.sub(r"[^a-z]", "", g) in h for g in given):
         score = score + 0.2 if score else 0.4
+    initials = "".join(t[0] for t in (*given, *surname.split()) if t)
+    if len(initials) >= 3 and re.match(r"[a-z]+", h) and re.match(r"[a-z]+", h).group(0) == initials:  # type: ignore[union-attr]
+        score = max(score, 0.6)  # "rap348" for Radu Andrei Pârvulescu
     return min(score, 1.0)
 
 
@@ -475,7 +482,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         # author property) spells it. Else it is not an owner, whatever its position.
         handle = max((agree.get(k, 0.0) for k in ("email", "url", "filename")), default=0.0)
         recurs = "authors" in evidence or "bold" in evidence
-        if person < 0 or (person == 0 and handle < 0.7 and "meta" not in evidence and not recurs):
+        if person < 0 or (person == 0 and handle < 0.6 and "meta" not in evidence and not recurs):
             continue
         # A document that does not look like a person's needs more than a name-like first line: its
         # author lists, its author property, or a handle that spells the whole name.
@@ -491,7 +498,12 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     best_score, best_order, best = scored[0]
     owner = best.display()
     mine = _tokens(owner)
-    rival = max((s for s, _, other in scored[1:] if s >= RIVAL and not (_tokens(other.display()) & mine)),
+    # A rival is an unrelated candidate near the threshold with evidence of the kinds that make an
+    # owner (place on page 1, a handle, the author property, bold marks) or of the best one's kinds:
+    # a co-author who only recurs in the lists is no rival to a name the page and the e-mail agree on.
+    strong = {"title", "heading", "meta", "email", "url", "filename", "bold"} | set(best_order)
+    rival = max((s for s, kinds, other in scored[1:]
+                 if s >= RIVAL and set(kinds) & strong and not (_tokens(other.display()) & mine)),
                 default=float("-inf"))
     if best_score < THRESHOLD or best_score - rival < MARGIN:
         return OwnerDecision(None, "", round(best_score, 3), candidates)
