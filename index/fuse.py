@@ -1,6 +1,6 @@
 """Fusion of ranked lists: several (id, score) lists in, one (id, score) list out, best first.
 
-Two families, both measured on Cranfield and the seed questions (see `citewise eval`):
+Two families, both measured on Cranfield, CACM and realdocs (leave-one-collection-out, bench/loco.py):
 
 - reciprocal rank fusion (`rrf`): only ranks count, score = sum of w / (k + rank);
 - convex combination of normalised scores (`convex`): each list's scores are normalised (min-max

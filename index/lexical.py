@@ -163,3 +163,28 @@ def fts5_search(db: sqlite3.Connection, query: str, k: int, *, context_weight: f
         return []
     sql = f"SELECT rowid, bm25({FTS_TABLE}, 1.0, ?) AS s FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ? ORDER BY s LIMIT ?"
     return [(int(i), -float(s)) for i, s in db.execute(sql, (context_weight, expr, k))]
+
+
+def rare_matches(db: sqlite3.Connection, query: str, max_chunks: int,
+                 doc_ids: Sequence[int] | None = None) -> set[int]:
+    """Chunk ids holding a query term that at most `max_chunks` chunks of the whole index hold
+    (a registration, a trial id, a course code: the rarest evidence a query can give); only
+    chunks of `doc_ids` when given. Reads the postings' sizes, not their contents, but for the
+    rare terms; `db` must be in autocommit mode."""
+    wanted = sorted({s for t in terms(query) for s in postings.stems(t)})
+    if max_chunks <= 0 or not wanted:
+        return set()
+    db.execute("BEGIN")  # one snapshot: sizes and postings agree
+    try:
+        sizes = select_in(db, f"SELECT term, length(data) FROM {postings.TABLE} WHERE term", wanted)
+        rare = [t for t, n in sizes if 0 < n // postings.POSTING.itemsize <= max_chunks]
+        rows = [int(r) for _, blob in select_in(db, f"SELECT term, data FROM {postings.TABLE} WHERE term", rare)
+                for r in postings._columns(blob)["row"]] if rare else []
+        found = select_in(db, f"SELECT row, id FROM {postings.ROWS} WHERE row", rows) if rows else []
+        ids = {int(i) for _, i in found}
+        if doc_ids is not None and ids:
+            keep = {d for d in doc_ids}
+            ids = {int(i) for i, d in select_in(db, "SELECT id, doc_id FROM chunks WHERE id", sorted(ids)) if d in keep}
+    finally:
+        db.execute("COMMIT")
+    return ids

@@ -6,10 +6,13 @@ name from `MODES`:
 - `dense`: cosine of the query embedding (FAISS, or the stored vectors of `docs`);
 - `lexical`: FTS5 BM25 over chunk text and context with our tokenizer (`index.lexical`);
 - `hybrid`: both, fused by plain reciprocal rank fusion (k=60), the textbook baseline;
-- `default`: both, fused as measured best (`DEFAULT_FUSION`); what `citewise search` runs.
+- `default`: both, fused as measured best (`DEFAULT_FUSION`, chosen leave-one-collection-out by
+  bench/loco.py); what `citewise search` runs. A chunk holding a query term that at most
+  `rare_chunks` chunks hold (an identifier: a registration, a trial id, a course code) is never
+  ranked below a chunk only the dense side found (`promote_rare`).
 
 One step at a time, in one thread: embed the query, BM25 (`index.postings`: exact FTS5
-ranking from cached term impacts, ~1.5 ms at 100k chunks), FAISS, fusion, feedback. On two cores
+ranking from cached term impacts, ~1.5 ms at 100k chunks), FAISS, fusion, feedback (off by default). On two cores
 nothing gains from overlapping them: torch and FAISS spread their work over every core with
 spinning OpenMP workers, and a second thread beside them slowed both more than it saved
 (bench/scale.py, 100k chunks). Fused candidates are deduplicated (identical chunk text, as from a
@@ -26,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import fuse
+from . import fuse, lexical
 from .embed import Embedder
 from .lexical import terms
 from .rerank import Reranker
@@ -62,21 +65,32 @@ class Hit:
 
 @dataclass(frozen=True)
 class Fusion:
-    """How `default` fuses dense and lexical candidates (chosen by measurement, see DEVELOPERS notes)."""
+    """How `default` fuses dense and lexical candidates.
+
+    The defaults were chosen by leave-one-collection-out over Cranfield, CACM and realdocs (tune)
+    among 176 configs (RRF k 10-100 and weights, convex min-max/z with weights, feedback on/off,
+    context weight 1/2, rare-term promotion on/off): `bench/loco.py`. Held out in turn, each
+    collection's choice (chosen on the other two) was a convex fusion and beat RRF(60) on it:
+    Cranfield 0.419 vs 0.413, CACM 0.545 vs 0.537, realdocs 0.747 vs 0.612 nDCG@10. Best over all
+    three (shipped): convex min-max, dense 0.4, no feedback: 0.419 / 0.579 / 0.749.
+    """
 
     method: str = "convex"  # "convex" (normalised scores) or "rrf"
-    norm: str = "z"  # convex: how scores are normalised (fuse.NORMS)
-    dense_weight: float = 0.6  # convex: weight of the dense list; lexical gets 1 - this
+    norm: str = "minmax"  # convex: how scores are normalised (fuse.NORMS)
+    dense_weight: float = 0.4  # weight of the dense list, lexical gets 1 - this (rrf: 0.5 = equal weights)
     rrf_k: float = 60.0
     depth: int = 100  # candidates taken from each list (at least 2k)
     context_weight: float = 1.0  # BM25 weight of the context column (title, owner, section)
-    feedback: int = 3  # pseudo-relevance feedback: the query vector moves towards the top fused chunks
+    feedback: int = 0  # pseudo-relevance feedback: the query vector moves towards the top fused chunks
     feedback_weight: float = 1.0  # ... by this much of their mean vector (0 or feedback=0: off)
     scope_owners: bool = True  # a query naming a document owner searches their documents (index.scope)
+    rare_chunks: int = 3  # a chunk holding a query term no more than this many chunks hold ranks
+    # above every chunk only the dense side found (0: off); see `promote_rare`
 
 
 DEFAULT_FUSION = Fusion()
-HYBRID_RRF = Fusion(method="rrf", rrf_k=60.0, context_weight=0.5, feedback=0, scope_owners=False)
+HYBRID_RRF = Fusion(method="rrf", dense_weight=0.5, rrf_k=60.0, context_weight=0.5, feedback=0, scope_owners=False,
+                    rare_chunks=0)
 
 
 def _to_hits(store: Store, scored: list[tuple[int, float]], k: int) -> list[Hit]:
@@ -128,18 +142,51 @@ def fused_candidates(store: Store, embedder: Embedder, query: str, k: int,
     fused = _fuse(dense, lex, fusion)
     if fusion.feedback > 0 and fusion.feedback_weight > 0 and fused:
         # Rocchio on the query vector: the top fused chunks (agreed on by both signals) pull it
-        # towards the vocabulary of relevant passages; measured +0.02 nDCG@10 on Cranfield.
+        # towards the vocabulary of relevant passages; +0.02 nDCG@10 on Cranfield but -0.02 on CACM
+        # and realdocs (bench/loco.py), so off by default.
         fb = store.vectors([i for i, _ in fused[: fusion.feedback]])
         if len(fb):
             q2 = q + fusion.feedback_weight * fb.mean(axis=0)
             q2 /= max(float(np.linalg.norm(q2)), 1e-12)
             fused = _fuse(_dense_vec(store, q2, depth, docs), lex, fusion)
+    if fusion.rare_chunks > 0 and fused:
+        fused = promote_rare(fused, lex, _rare(store, query, fusion.rare_chunks, docs))
     return fused
+
+
+def _rare(store: Store, query: str, max_chunks: int, docs: Collection[str] | None) -> set[int]:
+    db, lock = store._lexical_db()  # the lexical search's own read connection (Store.lexical_search)
+    doc_ids = None if docs is None else store.doc_ids(docs)
+    with lock:
+        return lexical.rare_matches(db, query, max_chunks, doc_ids)
+
+
+def promote_rare(fused: list[tuple[int, float]], lex: list[tuple[int, float]],
+                 rare: set[int]) -> list[tuple[int, float]]:
+    """`fused` with the `rare` chunks (holding a query term few chunks hold: an identifier, a code)
+    moved up, in their order, to just above the first chunk that matched no query term at all.
+
+    A dense neighbour can be close in meaning and still be about another aircraft or another
+    trial; the chunk that names the identifier the question names must not rank below it. Chunks
+    that matched some query term keep their fused order; scores are lifted to stay decreasing."""
+    if not rare:
+        return fused
+    matched = {i for i, _ in lex}
+    first_dense_only = next((n for n, (i, _) in enumerate(fused) if i not in matched), len(fused))
+    late = [(i, s) for i, s in fused[first_dense_only:] if i in rare]
+    if not late:
+        return fused
+    moved = {i for i, _ in late}
+    out = fused[:first_dense_only] + late + [(i, s) for i, s in fused[first_dense_only:] if i not in moved]
+    scores = [s for _, s in out]
+    for n in range(len(scores) - 2, -1, -1):
+        scores[n] = max(scores[n], scores[n + 1])
+    return [(i, sc) for (i, _), sc in zip(out, scores, strict=True)]
 
 
 def _fuse(dense: list[tuple[int, float]], lex: list[tuple[int, float]], fusion: Fusion) -> list[tuple[int, float]]:
     if fusion.method == "rrf":
-        return fuse.rrf([dense, lex], k=fusion.rrf_k)
+        return fuse.rrf([dense, lex], k=fusion.rrf_k, weights=[2 * fusion.dense_weight, 2 * (1.0 - fusion.dense_weight)])
     if fusion.method == "convex":
         # An id missing from the lexical list matched no query term: BM25 0, not "just below the last".
         return fuse.convex([dense, lex], [fusion.dense_weight, 1.0 - fusion.dense_weight], fusion.norm,

@@ -259,3 +259,44 @@ def test_cross_encoder_reranker_names_a_missing_model(tmp_path: Path) -> None:
     with pytest.raises(RerankerError, match=str(tmp_path / "no-model")):
         reranker.rerank("q", [hit])
     assert reranker.rerank("q", []) == []
+
+
+# -- rare identifiers -----------------------------------------------------------------------------
+def test_promote_rare_lifts_identifier_chunks_above_dense_only_ones() -> None:
+    from index.search import promote_rare
+
+    fused = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5)]
+    lex = [(1, 3.0), (5, 9.0)]  # 5 holds the rare term; 2, 3, 4 matched no query term at all
+    out = promote_rare(fused, lex, {5})
+    assert [i for i, _ in out] == [1, 5, 2, 3, 4]
+    assert [s for _, s in out] == sorted((s for _, s in out), reverse=True)
+    assert promote_rare(fused, lex, set()) == fused
+    assert promote_rare(fused, [(1, 1.0), (2, 1.0), (3, 1.0), (4, 1.0), (5, 1.0)], {5}) == fused  # all matched
+
+
+@pytest.mark.slow
+def test_a_rare_identifier_is_never_outranked_by_dense_only_neighbours(tmp_path: Path, embedder) -> None:
+    """Twelve near-identical reports; the question names the registration of one of them."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rng = random.Random(4)
+    regs = [f"N{rng.randint(1000, 9999)}{rng.choice('XYZ')}" for _ in range(12)]
+    for n, reg in enumerate(regs):
+        (docs / f"report{n}.txt").write_text(
+            f"Accident report {n}\n\nThe pilot of a small airplane lost control during landing on a gravel "
+            f"strip; the airplane nosed over and was substantially damaged. Nobody was hurt.\n\n"
+            f"Aircraft details\n\nRegistration: {reg}. Engine: piston, {rng.randint(100, 300)} hp.\n")
+    store = Store.create(tmp_path / "index", embedder.name, embedder.dim)
+    index_paths([docs], store, embedder)
+    searcher = Searcher(store, embedder)
+    from index.lexical import rare_matches
+
+    db, lock = store._lexical_db()
+    for reg in regs[:4]:
+        with lock:
+            assert rare_matches(db, f"Who flew {reg}?", 3)  # the identifier is rare; "flew" is in no chunk
+        hits = searcher.search(f"What happened to the airplane {reg} when it landed?", k=4)
+        query = f"What happened to the airplane {reg} when it landed?"
+        first_with = next(h.rank for h in hits if reg in h.text)
+        matched = {store.chunks_by_ids([i])[i].chunk_id for i, _ in store.lexical_search(query, 100)}
+        assert all(h.chunk_id in matched for h in hits[: first_with - 1])  # nothing dense-only above it
