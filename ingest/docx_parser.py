@@ -92,6 +92,7 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
 
     lines: list[str] = []
     layout: list[LayoutLine] = []
+    style_fonts: dict[str, tuple[float | None, bool]] = {}  # style name -> (size, bold), looked up once
     page_starts: list[int] = []  # line index where each page after the first starts
     outline: list[tuple[int, str]] = []
     title: str | None = None
@@ -113,7 +114,7 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
             style = _style_name(child, names)
             level = _level(child, style)
             if len(layout) < LAYOUT_PARAGRAPHS:
-                layout.append(_layout_line(p, text, len(page_starts) + 1, style, document))
+                layout.append(_layout_line(p, text, len(page_starts) + 1, style, document, style_fonts))
             if level is not None and len(text) <= 200:
                 outline.append((level, text))
                 if level == 1 and title is None:
@@ -152,22 +153,36 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
     )
 
 
-def _layout_line(p, text: str, page: int, style: str, document) -> LayoutLine:  # type: ignore[no-untyped-def]
+def _layout_line(p, text: str, page: int, style: str, document,  # type: ignore[no-untyped-def]
+                 cache: dict[str, tuple[float | None, bool]]) -> LayoutLine:
     """Size (pt) and weight of a paragraph from its runs, else from its style (Title/Heading styles
     usually set them there)."""
     runs = [r for r in p.runs if r.text.strip()]
     size = next((r.font.size.pt for r in runs if r.font.size is not None), None)
     bold = bool(runs) and all(r.bold for r in runs)
+    if style not in cache:
+        cache[style] = _style_font(document, style)
+    style_size, style_bold = cache[style]
+    if size is None:
+        size = style_size
+    if not bold and runs and style_bold and all(r.bold is None for r in runs):
+        bold = True
+    return LayoutLine(text, page, float(size or 0.0), bold, 0.0)
+
+
+def _style_font(document, style: str) -> tuple[float | None, bool]:  # type: ignore[no-untyped-def]
+    """(size in pt, bold) a paragraph style sets, following its base styles."""
     try:
         st = document.styles[style] if style else None
     except KeyError:
         st = None
-    while st is not None and (size is None or not bold):
+    size: float | None = None
+    bold = False
+    while st is not None:
         font = getattr(st, "font", None)
         if font is not None:
             if size is None and font.size is not None:
                 size = font.size.pt
-            if not bold and runs and font.bold and all(r.bold is None for r in runs):
-                bold = True
+            bold = bold or bool(font.bold)
         st = st.base_style
-    return LayoutLine(text, page, float(size or 0.0), bold, 0.0)
+    return size, bold

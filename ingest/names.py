@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["fold", "join_spacing_accents", "name_aliases", "name_variants", "names_match", "split_name"]
 
@@ -50,6 +51,7 @@ def join_spacing_accents(s: str) -> str:
     return unicodedata.normalize("NFC", s)
 
 
+@lru_cache(maxsize=16384)
 def split_name(name: str) -> tuple[tuple[str, ...], str]:
     """(given-name tokens, surname), accent-folded and lowercased; initials are single letters.
 

@@ -218,12 +218,21 @@ def _acronym(word: str) -> bool:
 def strip_title(name: str) -> str:
     """The name without an honorific nameparser knows ("Dr. Ahmed Hassan" -> "Ahmed Hassan"); kept
     whole when no given name and surname would remain ("Judge Reinhold")."""
+    words = name.split()
+    if len(words) < 3 or not _is_title(words[0]):
+        return name  # (nameparser itself is ~5 ms a name: only asked when its title list matches)
     from nameparser import HumanName
 
     h = HumanName(name)
     if h.title and h.first and h.last and name.startswith(h.title):
         return name[len(h.title):].strip(" ,")
     return name
+
+
+def _is_title(word: str) -> bool:
+    from nameparser.config import CONSTANTS
+
+    return word.lower().rstrip(".") in CONSTANTS.titles
 
 
 @lru_cache(maxsize=4096)
@@ -377,17 +386,19 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     """
     path = Path(path)
     groups: list[_Cluster] = []
+    by_surname: dict[str, list[_Cluster]] = {}  # clusters are only ever merged within one surname
 
     def add(name: str, src: str, position: float = 0.0, bold: bool = False, line: int | None = None) -> _Cluster:
         c: _Cluster
         name = strip_title(name)
-        key = split_name(name)
-        for c in groups:
-            if split_name(c.names[0][0])[1] == key[1] and names_match(c.names[0][0], name):
+        surname = split_name(name)[1]
+        for c in by_surname.get(surname, ()):
+            if names_match(c.names[0][0], name):
                 break
         else:
             c = _Cluster([])
             groups.append(c)
+            by_surname.setdefault(surname, []).append(c)
         c.names.append((name, src, position))
         c.position = max(c.position, position)
         c.bold = c.bold or bold
@@ -467,7 +478,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             if fit:
                 agree[kind] = fit
                 evidence[kind] = weight * fit
-        n_auth = sum(1 for a in author_list if names_match(a, name))
+        n_auth = sum(n for a, n in ranked_authors if names_match(a, name))
         if srcs.get("dominant") or srcs.get("bold"):
             evidence["bold" if srcs.get("bold") else "authors"] = W_DOMINANT
         elif n_auth >= 2:
