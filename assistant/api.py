@@ -36,11 +36,11 @@ from index.shard import Shard
 from index.store import MANIFEST
 
 from .answer import Answer, AnswerWriter, verify_citations
+from .answer.pipeline import retrieve_hits
 from .extractive import ExtractiveWriter
 from .followup import resolve
-from .people import People, retrieve
+from .people import People
 from .profile import Profile, profile
-from .question import analyze
 from .settings import Settings
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
@@ -177,10 +177,14 @@ class Assistant:
         return self.searcher.search(query, k)
 
     def retrieve(self, question: str) -> list[Hit]:
-        """The chunks an answer to `question` may quote: the named people's documents, every person's
-        best chunks for "who" questions, else the global top-k (see `people.retrieve`)."""
-        q = analyze(question, self.people.names())
-        return retrieve(self.searcher, self.people, q, self.settings.k)
+        """The chunks an answer to `question` may quote: the documents it names (people, titles, file
+        names, rare facts) first, every person's best chunks for "who" questions, else the global
+        top-k (see `answer.resolve`)."""
+        return self.retrieve_scoped(question)[0]
+
+    def retrieve_scoped(self, question: str) -> tuple[list[Hit], str]:
+        """`retrieve`, and the note saying what the search was scoped to ("" when unscoped)."""
+        return retrieve_hits(question, self.searcher, self.people, self.store, self.settings.k)
 
     def ask(self, question: str, history: Sequence[Turn] = ()) -> Answer:
         """A cited answer to `question` from the indexed documents (or an abstention).
@@ -189,9 +193,10 @@ class Assistant:
         "What about his PhD?" before retrieval; `Answer.resolved` is the question actually answered.
         """
         resolved = resolve(question, history, self.people.names()) if history else " ".join(question.split())
-        hits = self.retrieve(resolved)
+        hits, scope = self.retrieve_scoped(resolved)
         answer = verify_citations(self.writer.write(resolved, hits), hits)
-        return replace(answer, question=question, resolved=resolved)
+        notes = (scope, *answer.notes) if scope else answer.notes
+        return replace(answer, question=question, resolved=resolved, notes=notes)
 
     def profile(self, name: str) -> Profile | None:
         """The profile card of the person `name` names (any written form), or None if nobody matches."""

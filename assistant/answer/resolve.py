@@ -1,0 +1,346 @@
+"""Resolve: which people and documents a question names, and retrieval scoped to them.
+
+`resolve(question, people, store)` reads the question against what the index stores:
+
+- **people**, through each owner's aliases (the full name, its accent-free spelling, initials +
+  surname, the surname, the given name while no other owner shares it; possessives such as
+  "Weber's" are the name). A multi-word alias matches in any case; a one-word alias only when the
+  question writes it with a capital ("Martin", not "martin"), since surnames are often words.
+  A match inside a longer match of someone else is dropped ("Maurice Weber" does not also name
+  another Weber); one span naming several owners (a shared surname) names all of them and the
+  note says it is ambiguous.
+- **documents by name or fact**: the question's name-like words (written with a capital inside the
+  sentence, in capitals, or holding a digit: "Soledad", "NARA", "N1181Y", "12/06/2007") are looked
+  up in the collection's document frequencies (each document's terms: its text, title, owner and
+  file name). A word occurring in at most `MAX_NAMED` documents (and in under half of them) names
+  them with weight ln(N / df), its IDF; the documents with the highest summed weight are the
+  scope. No list of words is involved: how rare a word is in *this* collection is the evidence.
+
+`scoped_retrieve` searches within the scope first (the `docs` restriction of `index.Searcher`)
+and fills the remaining places from the whole index, so a wrong scope costs ranking, not the
+answer; "who" questions keep searching every person separately (`people.retrieve`), the named
+documents' people first. The note says what was searched ("Searched Maurice Weber's documents
+(cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
+
+Left out: nicknames, misspellings, dates written another way than in the document ("6 December
+2007" for "12/06/2007"), and lower-case place names; those questions are searched unscoped.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from index import Hit, Searcher, Store
+from index.lexical import STOPWORDS, terms
+from ingest.names import names_match, split_name
+
+from ..question import analyze
+
+if TYPE_CHECKING:
+    from ..people import People
+
+RESERVE = 2  # places a scope found from rare words leaves to the best hits elsewhere
+MAX_NAMED = 3  # a name-like word names documents only when at most this many hold it
+_WORD = re.compile(r"[^\W_](?:[\w]|[.'’/-](?=\w))*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    persons: tuple[str, ...] = ()  # the people (`people.Person.name`) the question names
+    docs: tuple[str, ...] = ()  # the documents to search first (paths); empty: the whole index
+    note: str = ""  # what the question was resolved to, for the reader ("" when nothing)
+    by: tuple[str, ...] = ()  # the question's words that named the documents (when not a person)
+    ambiguous: bool = False  # a name fits several people; all of them are searched
+
+
+def fold(text: str) -> str:
+    """Accent-free, case-folded NFKC text ("Pârvulescu" -> "parvulescu")."""
+    try:  # spacing accents from TeX PDFs ("Pˆarvulescu") are joined when ingest offers it
+        from ingest.names import join_spacing_accents
+
+        text = join_spacing_accents(text)
+    except ImportError:  # pragma: no cover - older ingest
+        pass
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
+    return "".join(c for c in text if not unicodedata.combining(c)).casefold()
+
+
+def _words(text: str) -> list[tuple[str, int, int]]:
+    """(word, start, end) of `text`, a possessive "'s" and trailing dots left out of the word."""
+    out = []
+    for m in _WORD.finditer(unicodedata.normalize("NFKC", text)):
+        w = m.group(0)
+        end = m.end()
+        for suffix in ("'s", "’s", "'", "’"):
+            if w.lower().endswith(suffix) and len(w) > len(suffix):
+                w = w[: -len(suffix)]
+                end -= len(suffix)
+                break
+        out.append((w, m.start(), end))
+    return out
+
+
+def _key(word: str) -> str:
+    return fold(word).replace(".", "")
+
+
+def aliases_of(name: str, others: Sequence[str] = ()) -> tuple[str, ...]:
+    """The ways a question may name the owner `name` (see the module docstring), fullest first."""
+    try:
+        from ingest.names import name_aliases  # the owners' alias rules, when ingest has them
+
+        return tuple(name_aliases(name, list(others)))
+    except ImportError:
+        pass
+    words = name.replace(",", " ").split()
+    if not words:
+        return ()
+    given, surname = words[:-1], words[-1]
+    while given and given[-1].lower() in {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la"}:
+        surname = f"{given.pop()} {surname}"
+    out = [" ".join(words)]
+    if given:
+        out.append(" ".join([*(g[0] + "." for g in given), surname]))
+        out.append(f"{given[0][0]}. {surname}")
+        out.extend(f"{g} {surname}" for g in given if len(g.rstrip(".")) > 1)
+    out.append(surname)
+    full = [g for g in given if len(g.rstrip(".")) > 1]
+    if full and not any(fold(o) != fold(name) and fold(full[0]) in {fold(w) for w in o.split()[:-1]} for o in others):
+        out.append(full[0])
+    return tuple(dict.fromkeys(out))
+
+
+def _stored_aliases(store: Store) -> dict[str, tuple[str, ...]] | None:
+    """Owner -> aliases as the index stores them (ingest's owner detection), when it does."""
+    getter = getattr(store, "owner_aliases", None)
+    if getter is None:
+        return None
+    try:
+        found = getter()
+    except Exception:  # noqa: BLE001 - an older index without the table: derive them here
+        return None
+    return {str(k): tuple(v) for k, v in dict(found).items()}
+
+
+# --- collection statistics ----------------------------------------------------------------------
+
+class DocTerms:
+    """Each document's set of terms (text, title, owner, file name), accent-free; a document is
+    re-read only when its content, owner or title changed. Document frequencies come from it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sets: dict[str, tuple[tuple[str, str | None, str], frozenset[str]]] = {}
+
+    def of(self, store: Store) -> dict[str, frozenset[str]]:
+        records = store.documents()
+        with self._lock:
+            old = dict(self._sets)
+        sets: dict[str, tuple[tuple[str, str | None, str], frozenset[str]]] = {}
+        for d in records:
+            key = (d.sha256, d.owner, d.title)
+            cached = old.get(d.doc)
+            if cached is not None and cached[0] == key:
+                sets[d.doc] = cached
+                continue
+            text = store.document_text(d.doc) or ""
+            stem = os.path.splitext(os.path.basename(d.doc))[0]
+            found = {_key(t) for t in terms(f"{text}\n{d.title}\n{d.owner or ''}\n{stem.replace('_', ' ')}")}
+            found.add(_key(stem))
+            sets[d.doc] = (key, frozenset(found))
+        with self._lock:
+            self._sets = sets
+        return {doc: s for doc, (_, s) in sets.items()}
+
+
+_DOC_TERMS: dict[str, DocTerms] = {}
+_DOC_TERMS_LOCK = threading.Lock()
+
+
+def doc_terms(store: Store) -> dict[str, frozenset[str]]:
+    """`DocTerms` of `store` (one cache per index directory)."""
+    with _DOC_TERMS_LOCK:
+        cache = _DOC_TERMS.setdefault(str(getattr(store, "path", id(store))), DocTerms())
+    return cache.of(store)
+
+
+# --- resolving ----------------------------------------------------------------------------------
+
+def _find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str, ...]]
+                 ) -> tuple[list[tuple[int, int, str]], set[int]]:
+    """Alias matches as (first word, end word, person), each kept unless inside a longer match of
+    another person; and the indices of the words they cover."""
+    keys = [_key(w) for w, _, _ in words]
+    matches: list[tuple[int, int, str]] = []
+    for person, names in aliases.items():
+        for alias in names:
+            parts = [_key(w) for w, _, _ in _words(alias)]
+            parts = [p for p in parts if p]
+            n = len(parts)
+            if not n:
+                continue
+            for i in range(len(keys) - n + 1):
+                if keys[i : i + n] != parts:
+                    continue
+                if n == 1 and not words[i][0][:1].isupper():  # one word: only as a capitalised name
+                    continue
+                if n == 1 and len(parts[0]) < 2:
+                    continue
+                matches.append((i, i + n, person))
+    for person in aliases:  # other spellings ending in the surname: "Fatih Balin", "M. Fatih Balin"
+        given, last = split_name(person)
+        surname = last.split()[-1:]
+        for i, k in enumerate(keys):
+            if not surname or k != surname[0]:
+                continue
+            for n in range(2, min(4, i + 1) + 1):
+                part = [w for w, _, _ in words[i - n + 1 : i + 1]]
+                span = " ".join(part)
+                if (len(split_name(span)[0]) <= len(given)
+                        and names_match(span, person)):
+                    matches.append((i - n + 1, i + 1, person))
+    kept = [m for m in matches
+            if not any(o[2] != m[2] and o[0] <= m[0] and m[1] <= o[1] and (o[1] - o[0]) > (m[1] - m[0]) for o in matches)]
+    covered = {j for a, b, _ in kept for j in range(a, b)}
+    return kept, covered
+
+
+def _name_like(word: str, position: int) -> bool:
+    """A word that may name a thing: holds a digit, is in capitals, or is capitalised inside the sentence."""
+    if any(c.isdigit() for c in word):
+        return True
+    letters = [c for c in word if c.isalpha()]
+    if len(letters) >= 2 and all(c.isupper() for c in letters):
+        return True
+    return position > 0 and word[:1].isupper() and len(letters) >= 2
+
+
+def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[str, tuple[str, bool]]:
+    """term -> (the question word it comes from, whether that word is name-like), for the words not
+    naming a person; common English words ("get", "back") only count when written as a name."""
+    out: dict[str, tuple[str, bool]] = {}
+    for i, (w, _, _) in enumerate(words):
+        if i in covered or w.casefold() in STOPWORDS:
+            continue
+        named = _name_like(w, i)
+        if not named and w.casefold() in ENGLISH_STOP_WORDS:
+            continue
+        for t in terms(w):
+            k = _key(t)
+            if k and k not in STOPWORDS:
+                out.setdefault(k, (w, named))
+        out.setdefault(_key(re.sub(r"[^\w]", "", w)), (w, named))
+    out.pop("", None)
+    return out
+
+
+def _base(doc: str) -> str:
+    return os.path.basename(doc)
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def resolve(question: str, people: People, store: Store) -> Resolution:
+    """The people and documents `question` names (see the module docstring)."""
+    words = _words(question)
+    if not words:
+        return Resolution()
+    known = [p for p in people.all() if p.owner_known]
+    stored = _stored_aliases(store)
+    names = [p.name for p in known]
+    aliases: dict[str, tuple[str, ...]] = {}
+    for p in known:
+        found = stored.get(p.name) if stored else None
+        aliases[p.name] = tuple(found) if found else aliases_of(p.name, [n for n in names if n != p.name])
+    matches, covered = _find_people(words, aliases)
+    if matches:
+        persons = tuple(dict.fromkeys(m[2] for m in sorted(matches)))
+        spans: dict[tuple[int, int], set[str]] = {}
+        for a, b, person in matches:
+            spans.setdefault((a, b), set()).add(person)
+        ambiguous = any(len(v) > 1 for v in spans.values())
+        by_name = {p.name: p for p in known}
+        docs = tuple(d for name in persons for d in by_name[name].docs)
+        listed = ", ".join(_base(d) for d in docs)
+        if ambiguous:
+            said = next(" ".join(w for w, _, _ in words[a:b]) for (a, b), v in spans.items() if len(v) > 1)
+            note = f"“{said}” could be {' or '.join(persons)}: searched the documents of each ({listed})"
+        elif len(persons) == 1:
+            note = f"Searched {_possessive(persons[0])} documents ({listed})"
+        else:
+            note = f"Searched the documents of {' and '.join(persons)} ({listed})"
+        return Resolution(persons, docs, note, ambiguous=ambiguous)
+    facts = _fact_terms(words, covered)
+    if not facts:
+        return Resolution()
+    sets = doc_terms(store)
+    n_docs = len(sets)
+    if n_docs < 2:
+        return Resolution()
+    score: dict[str, float] = {}
+    named_by: dict[str, list[str]] = {}
+    for term, (word, named) in facts.items():
+        holding = [d for d, s in sets.items() if term in s]
+        df = len(holding)
+        if not df or df > (MAX_NAMED if named else 1) or df * 2 > n_docs:
+            continue
+        weight = math.log(n_docs / df)
+        for d in holding:
+            score[d] = score.get(d, 0.0) + weight
+            if word not in named_by.setdefault(d, []):
+                named_by[d].append(word)
+    if not score:
+        return Resolution()
+    best = max(score.values())
+    docs = tuple(sorted(d for d, s in score.items() if s >= best - 1e-9))
+    by = tuple(dict.fromkeys(w for d in docs for w in named_by[d]))
+    listed = ", ".join(_base(d) for d in docs)
+    return Resolution((), docs, f"Searched {listed} (named by {', '.join(by)})", by=by, ambiguous=len(docs) > 1)
+
+
+def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, question: str, k: int = 10,
+                    *, who: bool | None = None, per_person: int = 6, person_k: int = 24) -> tuple[list[Hit], str]:
+    """The hits for `question` and the note saying what they were scoped to (see the module docstring).
+
+    `who` (default: read from the question, `question.analyze`): the question asks which people
+    match ("Who has worked on ..."); every person is searched separately, those of the resolved
+    documents first, and the note is empty. A question naming a person is never a "who" question.
+    """
+    if who is None:
+        who = not resolution.persons and analyze(question, people.names()).kind == "people"
+    if who:
+        order = list(people.all())
+        if resolution.docs:
+            named = set(resolution.docs)
+            order.sort(key=lambda p: not any(d in named for d in p.docs))
+        hits: list[Hit] = []
+        for p in order:
+            hits.extend(searcher.search(question, per_person, docs=list(p.docs)))
+        return hits, ""
+    if not resolution.docs:
+        return searcher.search(question, k), ""
+    want = max(k, person_k) if resolution.persons else k
+    # The naming words stay in the query: dropping them inside the scope was measured worse.
+    scoped = searcher.search(question, want, docs=list(resolution.docs))
+    if not scoped:  # nothing in the named documents: the whole index, and say so
+        return searcher.search(question, k), ""
+    if resolution.persons and len(scoped) >= k:
+        return scoped, resolution.note
+    # A scope found from rare words may be wrong: the last places go to the best hits elsewhere.
+    reserve = 0 if resolution.persons else min(RESERVE, k // 4)
+    seen = {h.chunk_id for h in scoped}
+    rest = [h for h in searcher.search(question, k) if h.chunk_id not in seen and h.doc not in resolution.docs]
+    merged = scoped[: max(k - reserve, k - len(rest))] if len(scoped) >= k else scoped
+    merged = merged + rest[: k - len(merged)]
+    return [replace(h, rank=i) for i, h in enumerate(merged, 1)], resolution.note

@@ -1,0 +1,168 @@
+"""resolve + scoped_retrieve on real documents with the real model: people by alias, documents by
+rare facts, ambiguous names, and questions that name nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SHARED, require_shared
+
+from assistant.answer.resolve import Resolution, fold, resolve, scoped_retrieve
+from assistant.render import answer_text, confidence_words, fact_span, highlight
+
+REALDOCS = SHARED / "eval" / "realdocs" / "docs"
+SEED_BALIN = "Muhammed Fatih Balin"
+
+
+def _doc(res: Resolution, stem: str) -> bool:
+    return any(Path(d).name.startswith(stem) for d in res.docs)
+
+
+# --- seeds ---------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_seed_people_by_any_written_form(seed_assistant):
+    a = seed_assistant
+    balin_docs = next(p.docs for p in a.people.all() if p.name == SEED_BALIN)
+    for q in ("Where did M. F. Balin do his PhD?", "What is Balin's current job?", "where did fatih balin study?",
+              "Which university did Muhammed attend?"):
+        res = resolve(q, a.people, a.store)
+        assert res.persons == (SEED_BALIN,), q
+        assert res.docs == balin_docs
+        assert SEED_BALIN in res.note and not res.ambiguous
+    assert resolve("Compare Bartan and Baolin Li", a.people, a.store).persons == ("Burak Bartan", "Baolin Li")
+
+
+@pytest.mark.slow
+def test_seed_question_naming_nobody_is_not_scoped(seed_assistant):
+    a = seed_assistant
+    for q in ("What is the main research interest?", "Where did he study?", ""):
+        res = resolve(q, a.people, a.store)
+        assert res == Resolution(), q
+        hits, note = scoped_retrieve(a.searcher, a.people, res, q or "x", 5)
+        assert note == ""
+
+
+@pytest.mark.slow
+def test_seed_scoped_hits_come_from_the_named_person_first(seed_assistant):
+    a = seed_assistant
+    q = "Who advised Baolin Li?"
+    res = resolve(q, a.people, a.store)
+    hits, note = scoped_retrieve(a.searcher, a.people, res, q, 5)
+    assert hits and all(h.doc in res.docs for h in hits)
+    assert note.startswith("Searched Baolin Li's documents")
+    answer = a.ask(q)  # the note reaches the answer
+    assert answer.notes and answer.notes[0] == note
+
+
+# --- real documents ------------------------------------------------------------------------------
+
+REAL = ("cv07_parvulescu.pdf", "cv12_weber.pdf", "ntsb01_NYC08CA055.pdf", "ntsb02_LAX08CA034.pdf",
+        "ntsb03_ANC08CA024.pdf", "trial01_NCT06158269.pdf")
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory, embedder):
+    """Six realdocs documents and a made-up profile of another Weber (a surname two owners share)."""
+    from assistant import Assistant, build_index
+
+    require_shared(REALDOCS)
+    folder = tmp_path_factory.mktemp("real-docs")
+    for name in REAL:
+        shutil.copy(REALDOCS / name, folder / name)
+    (folder / "anna_weber.txt").write_text(
+        "Anna Weber\n\nEducation\n\nPhD in Chemistry, University of Vienna, 2015.\n\n"
+        "Experience\n\nResearch chemist at a battery start-up in Graz since 2016.\n", encoding="utf-8")
+    index = tmp_path_factory.mktemp("real-index")
+    store, _ = build_index([folder], index, embedder=embedder)
+    store.close()
+    return Assistant.open(index)
+
+
+@pytest.mark.slow
+def test_accent_free_name_and_surname(real):
+    owner = next(p.name for p in real.people.all() if any("cv07" in d for d in p.docs))
+    assert fold(owner).endswith("parvulescu") and owner != fold(owner)  # the stored name keeps its accent
+    for q in ("Which languages does Parvulescu speak?", "What did Radu Parvulescu study at McGill?"):
+        res = resolve(q, real.people, real.store)
+        assert res.persons == (owner,), q
+        assert _doc(res, "cv07") and len(res.docs) == 1
+
+
+@pytest.mark.slow
+def test_full_name_wins_and_a_shared_surname_is_ambiguous(real):
+    res = resolve("Where did Maurice Weber do his PhD?", real.people, real.store)
+    assert res.persons == ("Maurice Weber",) and not res.ambiguous
+    both = resolve("Where did Weber do a PhD?", real.people, real.store)
+    assert set(both.persons) == {"Maurice Weber", "Anna Weber"}
+    assert both.ambiguous and "could be" in both.note
+    assert _doc(both, "cv12") and _doc(both, "anna_weber")
+
+
+@pytest.mark.slow
+def test_report_named_by_a_rare_identifier_a_place_or_a_date(real):
+    for q, stem, word in (("What did the right wing of N1181Y catch?", "ntsb03", "N1181Y"),
+                          ("Which company operated the airplane that crashed on 12/06/2007?", "ntsb02", "12/06/2007"),
+                          ("What was the probable cause of the accident near Soledad?", "ntsb02", "Soledad"),
+                          ("How much melphalan is given before the transplant?", "trial01", "melphalan")):
+        res = resolve(q, real.people, real.store)
+        assert res.persons == () and len(res.docs) == 1 and _doc(res, stem), (q, res)
+        assert word in res.by and word in res.note
+        hits, note = scoped_retrieve(real.searcher, real.people, res, q, 8)
+        assert note == res.note
+        inside = [h.doc == res.docs[0] for h in hits]
+        assert len(hits) == 8 and all(inside[:6])  # the scope first; the last places may come from
+        assert inside == sorted(inside, reverse=True)  # elsewhere, when the whole index ranks them high
+
+
+@pytest.mark.slow
+def test_question_naming_nothing_is_searched_unscoped(real):
+    q = "What was the probable cause of the accident?"  # words every report holds: nothing named
+    res = resolve(q, real.people, real.store)
+    assert res.docs == () and res.note == ""
+    hits, note = scoped_retrieve(real.searcher, real.people, res, q, 6)
+    assert note == "" and hits == real.searcher.search(q, 6)
+
+
+@pytest.mark.slow
+def test_who_questions_search_every_person(real):
+    q = "Who has a PhD?"
+    res = resolve(q, real.people, real.store)
+    hits, note = scoped_retrieve(real.searcher, real.people, res, q, 6)
+    assert note == ""
+    assert {h.doc for h in hits} == {d for p in real.people.all() for d in p.docs}
+
+
+# --- display -------------------------------------------------------------------------------------
+
+def test_confidence_in_words():
+    assert confidence_words(0.934) == "very likely (93 %)"
+    assert confidence_words(0.75) == "likely (75 %)"
+    assert confidence_words(0.5) == "uncertain (50 %)"
+    assert confidence_words(0.1) == "unlikely (10 %)"
+    assert confidence_words(None) == ""
+
+
+def test_answer_phrase_marked_in_its_passage():
+    quote = "Supervisors: Prof. Ce Zhang &\nProf. Martin Vechev"
+    assert fact_span(quote, "ce zhang & prof. martin vechev") == (19, len(quote))
+    assert highlight(quote, "Ce Zhang & Prof. Martin Vechev") == "Supervisors: Prof. **Ce Zhang &**\n**Prof. Martin Vechev**"
+    assert highlight(quote, "not there") == quote
+    assert fact_span(quote, quote) is None  # the whole passage is not worth marking
+    long = "x " * 300 + "Location: Seward, AK"
+    cut = highlight(long, "Seward, AK", limit=80)
+    assert cut.endswith("**Seward, AK**") and cut.startswith("…") and len(cut) < 100
+
+
+def test_answer_text_shows_confidence_and_marks_the_fact():
+    from assistant.answer import Answer, Citation
+
+    c = Citation(1, "c1", "/d/cv.pdf", 1, "Education", "Ph.D. in Computer Science, ETH Zurich, 2023", 0.9)
+    a = Answer("q", "ETH Zurich [1]", False, (c,), fact="ETH Zurich")
+    a = a.__class__(**{**a.__dict__, **({"confidence": 0.82} if "confidence" in a.__dict__ else {})})
+    text = answer_text(a)
+    assert "Ph.D. in Computer Science, **ETH Zurich**, 2023" in text
+    if "confidence" in a.__dict__:
+        assert "Confidence: likely (82 %)" in text
