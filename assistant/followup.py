@@ -6,6 +6,8 @@ Rule-based, before retrieval:
 - "what about <topic>?" without a person: the topic, asked about the previous question's person;
 - he / she / they / his / her / their: the person the conversation was last about.
 A question that names a person, or that has no pronoun and no follow-up shape, is left as is.
+People are found by the alias rules of `answer.resolve` (accent-free spellings, surnames, a unique
+given name, initials + surname, possessives), the same rules that scope the search.
 Left out: coreference to things other than people ("that paper"), and history in other languages.
 """
 
@@ -15,7 +17,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .question import named_people
+from .answer.resolve import people_named
+
+
+def named_people(text: str, people: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the known people `text` names, ()) by the resolver's alias rules."""
+    return people_named(text, list(people)), ()
 
 Turn = dict[str, Any] | tuple[str, str] | list[str]
 
@@ -46,11 +53,12 @@ def user_turns(history: Sequence[Turn]) -> list[str]:
 
 
 def last_person(questions: Sequence[str], people: Sequence[str]) -> tuple[str, str] | None:
-    """(person, the question naming them) for the most recent question naming a known person."""
+    """(person, the question naming them) for the most recent question naming a known person; None
+    when that question names several (a pronoun cannot be pinned on one of them)."""
     for q in reversed(questions):
         named, _ = named_people(q, people)
         if named:
-            return named[0], q
+            return (named[0], q) if len(named) == 1 else None
     return None
 
 

@@ -43,3 +43,13 @@ def test_ask_with_history_answers_the_resolved_question(seed_assistant):
     assert follow.question == "and Baolin Li?"
     assert "Northeastern University" in follow.answer
     assert all("002_" in c.doc for c in follow.citations)
+
+
+def test_people_are_found_by_the_resolvers_alias_rules():
+    people = ["Radu Andrei Pârvulescu", "Maurice Weber", "Anna Weber"]
+    history = [("Where did Parvulescu do his PhD?", "...")]  # accent-free surname
+    assert resolve("What about his minors?", history, people) == "What about Radu Andrei Pârvulescu's minors?"
+    assert resolve("and Maurice Weber?", history, people) == "Where did Maurice Weber do his PhD?"
+    # A surname two people share names both: the pronoun is not pinned on one of them.
+    shared = [("Where did Weber work?", "...")]
+    assert resolve("Where did he study?", shared, people) == "Where did he study?"

@@ -214,6 +214,19 @@ def _find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str
     return kept, covered
 
 
+def people_named(text: str, names: Sequence[str], aliases: dict[str, tuple[str, ...]] | None = None
+                 ) -> tuple[str, ...]:
+    """The people of `names` that `text` names, in order of mention, by the same alias rules as
+    `resolve` (`aliases`: owner -> aliases as the index stores them; derived from `names` when None)."""
+    words = _words(text)
+    if not words or not names:
+        return ()
+    if aliases is None:
+        aliases = {n: aliases_of(n, [o for o in names if o != n]) for n in names}
+    matches, _ = _find_people(words, {n: aliases.get(n) or aliases_of(n) for n in names})
+    return tuple(dict.fromkeys(m[2] for m in sorted(matches)))
+
+
 def _name_like(word: str, position: int) -> bool:
     """A word that may name a thing: holds a digit, is in capitals, or is capitalised inside the sentence."""
     if any(c.isdigit() for c in word):

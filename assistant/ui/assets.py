@@ -117,6 +117,11 @@ details.cw-sources[open] summary { margin-bottom: .3em; }
 .cw-person-head { display: flex; align-items: baseline; gap: .6em; flex-wrap: wrap; }
 .cw-person-docs { font-size: .78em; color: var(--body-text-color-subdued); }
 .cw-person-plain { font-weight: 700; }
+.cw-fact { background: #fde68a; color: inherit; padding: 0 .1em; border-radius: 2px; font-weight: 600; }
+.cw-confidence { font-size: .8em; margin: .25em 0; color: var(--body-text-color-subdued); }
+.cw-conf-very-likely, .cw-conf-likely { color: #15803d; }
+.cw-conf-uncertain { color: #b45309; }
+.cw-conf-unlikely { color: #b91c1c; }
 .cw-resolved { font-size: .8em; color: var(--body-text-color-subdued); margin-bottom: .35em; font-style: italic; }
 a.cw-person { font-weight: 700; text-decoration: none !important; color: var(--color-accent) !important; cursor: pointer; }
 a.cw-person:hover { text-decoration: underline !important; }

@@ -20,6 +20,8 @@ import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from ..render import CONFIDENCE_BANDS, confidence_words, highlight
+
 CITE_REF = re.compile(r"^#?cw-cite-(\d+)-([0-9A-Za-z_]+)-(\d+)-(\d+)$")
 PERSON_REF = re.compile(r"^#?cw-person-(.+)$")
 _MARKER = re.compile(r"((?:\s*\[\d+\])+)")
@@ -125,17 +127,44 @@ def _people_html(d: Mapping[str, Any], by_n: Mapping[int, Mapping[str, Any]]) ->
     return '<div class="cw-people">' + "".join(cards) + "</div>"
 
 
+def _fact_mark(text: str) -> str:
+    return f'<mark class="cw-fact">{text}</mark>'
+
+
+def answer_phrase(d: Mapping[str, Any]) -> str:
+    """The phrase an answer leads with (its `fact`, else its one-line text without markers), to mark
+    in the cited quotes; "" for abstentions and "who" answers."""
+    if d.get("abstained") or d.get("people"):
+        return ""
+    fact = str(d.get("fact") or "")
+    text = fact or _ONE_MARKER.sub("", str(d.get("answer") or "")).strip()
+    return " ".join(text.split()) if text and "\n" not in text else ""
+
+
+def confidence_html(d: Mapping[str, Any]) -> str:
+    """How sure the answer is, in words and a percentage, with a band class for its colour."""
+    words = "" if d.get("abstained") else confidence_words(d.get("confidence"))
+    if not words:
+        return ""
+    p = float(d["confidence"])
+    band = next(name for floor, name in CONFIDENCE_BANDS if p >= floor).replace(" ", "-")
+    return (f'<div class="cw-confidence cw-conf-{band}" title="The reader\'s calibrated probability that this '
+            f'answer is right">Confidence: {esc(words)}</div>')
+
+
 def _sources_html(citations: Sequence[Mapping[str, Any]], title: str, related: bool = False,
-                  folded: bool = False) -> str:
-    """The numbered sources under an answer; `folded` (people answers carry chips in each card) closes them."""
+                  folded: bool = False, phrase: str = "") -> str:
+    """The numbered sources under an answer, the answer `phrase` marked in each quote that holds it;
+    `folded` (people answers carry chips in each card) closes them."""
     if not citations:
         return ""
     rows = []
     for c in citations:
         label = "↗" if related else str(c.get("n"))
+        quote = highlight(str(c.get("quote") or "").lstrip("-*•· "), phrase, _fact_mark, esc, limit=140)
         rows.append(
             f'<li>{chip(c, label, " cw-related" if related else "")}<span class="cw-src-where">{esc(where(c))}</span>'
-            f'<span class="cw-src-quote">“{esc(_clip(str(c.get("quote") or "").lstrip("-*•· "), 140))}”</span></li>'
+            f'<span class="cw-src-quote">“{quote}”</span></li>'
         )
     cls = "cw-sources cw-sources-related" if related else "cw-sources"
     if folded:
@@ -156,10 +185,11 @@ def answer_html(d: Mapping[str, Any]) -> str:
         parts.append(_people_html(d, by_n))
     else:
         parts.append(_lines_html(str(d.get("answer") or ""), by_n))
+    parts.append(confidence_html(d))
     notes = [str(n) for n in d.get("notes") or []]
     if notes:
         parts.append('<div class="cw-notes">' + "".join(f"<p>{esc(n)}</p>" for n in notes) + "</div>")
-    parts.append(_sources_html(citations, "Sources", folded=bool(d.get("people"))))
+    parts.append(_sources_html(citations, "Sources", folded=bool(d.get("people")), phrase=answer_phrase(d)))
     parts.append(_sources_html(list(d.get("related") or []), "Related, not an answer", related=True))
     cls = "cw-answer cw-abstained" if d.get("abstained") else "cw-answer"
     # One line, no blank lines: the chat's Markdown renderer keeps an HTML block as it is.
