@@ -38,13 +38,14 @@ _SPACING_ACCENTS = {
 }
 _ACCENT_BEFORE = re.compile("([" + re.escape("".join(_SPACING_ACCENTS)) + "]) ?([A-Za-z\u0131])")
 _CEDILLA_AFTER = re.compile("([CcSsTt]) ?\u00b8")
+_ANY_ACCENT = re.compile("[" + re.escape("".join(_SPACING_ACCENTS)) + "\u00b8]")
 
 
 def join_spacing_accents(s: str) -> str:
     """Join a spacing accent glyph to the letter it was meant for and compose the result (NFC):
     "Pˆarvulescu" -> "Pârvulescu", "Bˆatiment" -> "Bâtiment", "c¸" -> "ç". Text without such
     glyphs comes back unchanged (apart from NFC)."""
-    if not any(c in _SPACING_ACCENTS or c == "\u00b8" for c in s):
+    if not _ANY_ACCENT.search(s):
         return unicodedata.normalize("NFC", s)
     s = _ACCENT_BEFORE.sub(lambda m: m.group(2).replace("\u0131", "i") + _SPACING_ACCENTS[m.group(1)], s)
     s = _CEDILLA_AFTER.sub(lambda m: m.group(1) + "\u0327", s)

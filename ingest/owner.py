@@ -60,6 +60,7 @@ THRESHOLD = 2.0  # evidence an owner must reach (about two independent kinds of 
 MARGIN = 0.75  # and its lead over any unrelated candidate that is itself near the threshold
 RIVAL = THRESHOLD - MARGIN / 2  # a candidate scoring less is no rival (a role or place on line 5)
 TOP_LINES = 12  # lines of page 1 read for candidates
+MAX_LINE = 160  # characters: a longer line is a paragraph of prose, not a name line
 FIRST_LINES = 2  # a name on one of these lines counts as first when no line above holds a person's name
 HEADER_CHARS = 1000  # where contact details (e-mail, homepage) of the owner are looked for
 
@@ -87,6 +88,7 @@ _SEPARATORS = re.compile(r"\s*(?:[|•·:;,/\\()\[\]<>{}\"“”«»–—]|\s-\
 _NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?|[^\W\d_]\.)$")
 _EMAIL = re.compile(r"([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)")
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+|\b[\w-]+(?:\.[\w-]+)*\.(?:github\.io|com|org|net|edu|io|me|ch|de|fr|uk|ca)(?:/[^\s<>()\[\]\"']*)?", re.I)
+_LINK = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+", re.I)
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\(?\d{1,3}\)?[ -]?\d{3}[ -]\d{3,4}[ -]?\d{0,4}|linkedin|github\.com", re.I)
 _CV_SECTIONS = frozenset(
     {"education", "experience", "work experience", "professional experience", "employment", "publications",
@@ -410,7 +412,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     for ln in top_lines(parsed, cleaned):
         rank = min(ln.rank, named_lines) if ln.rank <= FIRST_LINES else ln.rank  # "Curriculum Vitae", then the name
         pos = W_PROMINENT if ln.prominent else (W_RANK[rank] if rank < len(W_RANK) else 0.0)
-        windows = line_windows(ln.text)
+        windows = line_windows(ln.text) if len(ln.text) <= MAX_LINE else []  # a longer line is prose
         people = {split_name(n)[1] for n, alone in windows if alone == 1.0 and person_evidence(n) > 0}
         if len(people) > 1:
             pos = 0.0  # a byline or a list of people: its place on the page says nothing about the owner
@@ -431,7 +433,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         for h in handles[kind]:
             for name in _handle_names(_handle_words(h)):
                 add(name, kind)
-    for url in _URL.findall(cleaned):
+    for url in _LINK.findall(cleaned):  # explicit links anywhere (cheap); bare domains only in the header
         for words in _url_words(url):
             for name in _handle_names(words):
                 add(name, "url")
@@ -594,7 +596,7 @@ def decide_title(parsed: Parsed, cleaned: str, path: str | Path, owner: str | No
     title = " ".join(title.split())
     if owner and not (_tokens(owner) & _tokens_of(title)):
         title = f"{title} — {owner}"
-    elif owner and not parsed.markdown and any(names_match(n, owner) for n in line_names(title)):
+    elif owner and not parsed.markdown and len(title) <= MAX_LINE and any(names_match(n, owner) for n in line_names(title)):
         # A title line that holds the owner's name (in capitals, or with a date or role fragment):
         # the name as the owner is written is the title.
         title = owner

@@ -38,12 +38,15 @@ def _plausible(name: str) -> bool:
 def author_names(cleaned: str) -> list[str]:
     """Every name found in an author-list position, in text order; a line must list at least two
     names to count as an author list (one capitalised phrase after "and" is not a list)."""
-    out: list[str] = []
-    for line in cleaned.splitlines():
-        names = [n.strip() for n in _AUTHOR.findall(line) if _plausible(n.strip())]
-        if len(names) >= 2:
-            out.extend(names)
-    return out
+    by_line: dict[int, list[str]] = {}
+    line, pos = 0, 0
+    for m in _AUTHOR.finditer(cleaned):  # one pass over the text; matches grouped by their line
+        line += cleaned.count("\n", pos, m.start(1))
+        pos = m.start(1)
+        name = m.group(1).strip()
+        if _plausible(name):
+            by_line.setdefault(line, []).append(name)
+    return [n for names in by_line.values() if len(names) >= 2 for n in names]
 
 
 def bold_names(source: str) -> list[str]:
