@@ -9,16 +9,21 @@
   A match inside a longer match of someone else is dropped ("Maurice Weber" does not also name
   another Weber); one span naming several owners (a shared surname) names all of them and the
   note says it is ambiguous.
-- **documents by name or fact**: the question's name-like words (written with a capital inside the
-  sentence, in capitals, or holding a digit: "Soledad", "NARA", "N1181Y", "12/06/2007") are looked
-  up in the collection's document frequencies (each document's terms: its text, title, owner and
-  file name). A word occurring in at most `MAX_NAMED` documents (and in under half of them) names
-  them with weight ln(N / df), its IDF; the documents with the highest summed weight are the
-  scope. No list of words is involved: how rare a word is in *this* collection is the evidence.
+- **documents by name or fact**: the question's other words are looked up in the collection's
+  document frequencies (each document's terms: its text, title, owner and file name, accent-free).
+  A name-like word (capitalised inside the sentence, in capitals, or holding a digit: "Soledad",
+  "NARA", "N1181Y", "12/06/2007") names the documents holding it when they are at most
+  `MAX_NAMED` (and under half the collection); any other word only when exactly one document holds
+  it ("melphalan") and it is not a common English word (scikit-learn's stop words: "get" may be in
+  one CV by chance). Each such word weighs ln(N / df), its IDF; the documents with the highest
+  summed weight are the scope. No list fitted to any collection is involved: how rare a word is
+  in *this* collection is the evidence.
 
 `scoped_retrieve` searches within the scope first (the `docs` restriction of `index.Searcher`)
-and fills the remaining places from the whole index, so a wrong scope costs ranking, not the
-answer; "who" questions keep searching every person separately (`people.retrieve`), the named
+and fills the remaining places from the whole index; a scope found from rare words (not a person)
+leaves its last `RESERVE` places to the whole index's best hits outside it, so a wrong scope costs
+ranking, not the answer (measured: dropping the naming words inside the scope, or checking the
+scope against the whole index's top k, ranked worse on realdocs tune); "who" questions keep searching every person separately (`people.retrieve`), the named
 documents' people first. The note says what was searched ("Searched Maurice Weber's documents
 (cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
 
@@ -28,6 +33,9 @@ Left out: nicknames, misspellings, dates written another way than in the documen
 
 from __future__ import annotations
 
+import ast
+import functools
+import importlib.util
 import math
 import os
 import re
@@ -37,8 +45,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from index import Hit, Searcher, Store
 from index.lexical import STOPWORDS, terms
 from ingest.names import names_match, split_name
@@ -47,6 +53,27 @@ from ..question import analyze
 
 if TYPE_CHECKING:
     from ..people import People
+
+@functools.cache
+def common_words() -> frozenset[str]:
+    """scikit-learn's English stop words (318 common words: "get", "back", "show"), read from its
+    source file: importing scikit-learn takes seconds, a CLI question must not wait for that."""
+    spec = importlib.util.find_spec("sklearn")
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset(STOPWORDS)
+    path = os.path.join(list(spec.submodule_search_locations)[0], "feature_extraction", "_stop_words.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], (ast.List, ast.Set, ast.Tuple)):
+                words = ast.literal_eval(node.args[0])
+                if len(words) > 100:
+                    return frozenset(str(w) for w in words) | STOPWORDS
+    except (OSError, SyntaxError, ValueError):
+        pass
+    return frozenset(STOPWORDS)
+
 
 RESERVE = 2  # places a scope found from rare words leaves to the best hits elsewhere
 MAX_NAMED = 3  # a name-like word names documents only when at most this many hold it
@@ -245,7 +272,7 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
         if i in covered or w.casefold() in STOPWORDS:
             continue
         named = _name_like(w, i)
-        if not named and w.casefold() in ENGLISH_STOP_WORDS:
+        if not named and w.casefold() in common_words():
             continue
         for t in terms(w):
             k = _key(t)
