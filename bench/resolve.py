@@ -48,7 +48,7 @@ def main() -> None:
     names = a.people.names()
     # question types by id, as the realdocs README lists them ("who": d084-d110); other QA files: analyze()
     def is_who(i) -> bool:
-        if i.id[:1] == "d" and i.id[1:].isdigit():
+        if "realdocs" in args.qa and i.id[:1] == "d" and i.id[1:].isdigit():
             return 84 <= int(i.id[1:]) <= 110
         return analyze(i.question, names).kind == "people"
 
