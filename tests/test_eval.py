@@ -93,6 +93,7 @@ def test_cli_eval_beir_json_shape_and_values(tmp_path: Path) -> None:
     assert out["lexical"]["mrr@10"] == 1.0 and out["default"]["mrr@10"] == 1.0  # each query names its document
     again = CliRunner().invoke(main, ["eval", "beir", str(folder), "--index", str(tmp_path / "idx"), "--mode", "default"])
     assert again.exit_code == 0 and "default" in again.output and "ndcg@10" in again.output
+    assert "hybrid" in again.output  # the RRF(60) baseline is measured beside the default in the same run
 
 
 def test_cli_eval_beir_names_a_missing_file(tmp_path: Path) -> None:
