@@ -35,6 +35,15 @@ def test_seed_people_by_any_written_form(seed_assistant):
     assert resolve("Compare Bartan and Baolin Li", a.people, a.store).persons == ("Burak Bartan", "Baolin Li")
 
 
+def test_a_common_word_opening_a_question_is_not_a_given_name():
+    from assistant.answer.resolve import people_named
+
+    names = ["Will Turner", "Baolin Li"]
+    assert people_named("Will the plan change?", names) == ()
+    assert people_named("Where did Will study?", names) == ("Will Turner",)
+    assert people_named("Baolin's PhD?", names) == ("Baolin Li",)
+
+
 @pytest.mark.slow
 def test_seed_question_naming_nobody_is_not_scoped(seed_assistant):
     a = seed_assistant

@@ -220,6 +220,8 @@ def _find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str
                     continue
                 if n == 1 and not words[i][0][:1].isupper():  # one word: only as a capitalised name
                     continue
+                if n == 1 and i == 0 and parts[0] in common_words():  # "Will ..." opens a question
+                    continue
                 if n == 1 and len(parts[0]) < 2:
                     continue
                 matches.append((i, i + n, person))
