@@ -37,7 +37,7 @@ from index.store import MANIFEST
 
 from .answer import Answer, AnswerWriter, verify_citations
 from .answer.pipeline import retrieve_hits
-from .extractive import ExtractiveWriter
+from .answer.reader import Reader
 from .followup import resolve
 from .people import People
 from .profile import Profile, profile
@@ -154,8 +154,7 @@ class Assistant:
         self.settings = settings or Settings()
         self.searcher = Searcher(store, QueryCache(embedder),  # type: ignore[arg-type]  # dim is read-only here
                                  fusion=self.settings.fusion())
-        self.writer: AnswerWriter = writer or ExtractiveWriter(embedder, self.settings.answer.max_points,
-                                                               self.settings.answer.per_person)
+        self.writer: AnswerWriter = writer or Reader(self.searcher.embedder, store=store)  # one query embedding
         self.people = People(store)
         self._write_lock = threading.Lock()
 

@@ -1,24 +1,28 @@
-"""Answer latency: how long does `Assistant.ask` take once the model is loaded, and where does it go?
+"""Answer latency beside search latency, in one run: `Assistant.ask` vs `Searcher.search` per question.
 
-Indexes examples/profiles/ (or reuses --index), then asks a fixed mix of question kinds several times
-each: a named-person fact, a "who" question (one retrieval per person), an abstention, a global
-question. Prints, per kind, the median total time and its split into retrieval and answer writing,
-and the writer's share. Also the peak RSS of the process. Questions are written for the bench, not
-taken from the evaluation set.
+Indexes DOCS (default examples/profiles/) into --index (reused when it exists), loads the model, then
+for each question measures the search alone (k=10) and the whole ask (retrieve + reader). The reader
+embeds each line of a chunk the first time it reads it and keeps the vectors: the first pass over
+the questions is "cold" (lines not seen yet), the second "warm". Prints p50 / p95 of each, the peak
+RSS and the load average (the machine may be shared). Questions: --qa FILE (its "q" fields, every
+split: latency only, nothing is scored) or a fixed mix written for the bench.
 
-    python bench/answers.py [--index DIR] [--repeat 5]
+    python bench/answers.py [--docs DIR] [--index DIR] [--qa FILE] [--limit N]
+    python bench/answers.py --docs ../shared/eval/realdocs/docs --index /tmp/rd-index --qa ../shared/eval/realdocs/qa.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -27,47 +31,58 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from assistant import Assistant, build_index  # noqa: E402
 from index import SentenceTransformerEmbedder, Store  # noqa: E402
 
-QUESTIONS = {
-    "named-person fact": "Where did Muhammed Fatih Balin do his PhD?",
-    "who (per person)": "Which researchers have worked on GPU training?",
-    "abstention": "What is Baolin Li's favourite programming language?",
-    "global": "What is Moccasin?",
-}
+QUESTIONS = [
+    "Where did Muhammed Fatih Balin do his PhD?",
+    "Which researchers have worked on GPU training?",
+    "What is Baolin Li's favourite programming language?",
+    "What is Moccasin?",
+]
+
+
+def pct(xs: list[float]) -> str:
+    return f"p50 {np.percentile(xs, 50):6.0f} ms   p95 {np.percentile(xs, 95):6.0f} ms"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--index", type=Path, help="reuse (or build) the seed index here")
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--docs", type=Path, default=Path(__file__).resolve().parent.parent / "examples" / "profiles")
+    ap.add_argument("--index", type=Path, help="reuse (or build) the index here")
+    ap.add_argument("--qa", type=Path, help="take the questions from this QA file")
+    ap.add_argument("--limit", type=int, default=60, help="at most this many questions")
     args = ap.parse_args()
+    questions = QUESTIONS
+    if args.qa:
+        questions = [json.loads(line)["q"] for line in args.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = questions[: args.limit]
     embedder = SentenceTransformerEmbedder()
     with tempfile.TemporaryDirectory() as tmp:
         directory = args.index or Path(tmp) / "index"
-        if not (directory / "manifest.json").exists():
-            t = time.perf_counter()
-            build_index([Path(__file__).resolve().parent.parent / "examples" / "profiles"], directory, embedder=embedder)
-            print(f"indexed examples/profiles in {time.perf_counter() - t:.1f} s")
+        t = time.perf_counter()
+        build_index([args.docs], directory, embedder=embedder)
+        print(f"index of {args.docs} ready in {time.perf_counter() - t:.1f} s")
         assistant = Assistant(Store.open(directory), embedder)
-        assistant.ask("warm up the model")
-        print(f"{'question kind':<20}{'total ms':>10}{'retrieve ms':>13}{'write ms':>10}{'writer share':>14}")
-        for kind, q in QUESTIONS.items():
-            totals, retrieves, writes = [], [], []
-            for _ in range(args.repeat):
-                assistant.searcher.embedder._cache.clear()  # every run embeds the question again
-                question = q
-                t0 = time.perf_counter()
-                hits = assistant.retrieve(question)
-                t1 = time.perf_counter()
-                assistant.writer.write(question, hits)
-                t2 = time.perf_counter()
-                retrieves.append((t1 - t0) * 1000)
-                writes.append((t2 - t1) * 1000)
-                totals.append((t2 - t0) * 1000)
-            tot, ret, wri = (statistics.median(x) for x in (totals, retrieves, writes))
-            print(f"{kind:<20}{tot:>10.0f}{ret:>13.0f}{wri:>10.0f}{wri / tot:>13.0%}")
+        assistant.ask("warm up the model and the collection statistics")
+        search, cold, warm = [], [], []
+        for q in questions:
+            t0 = time.perf_counter()
+            assistant.searcher.search(q, 10)
+            assistant.searcher.embedder._cache.clear()  # ask embeds the question again
+            t1 = time.perf_counter()
+            assistant.ask(q)
+            t2 = time.perf_counter()
+            search.append((t1 - t0) * 1000)
+            cold.append((t2 - t1) * 1000)
+        for q in questions:
+            assistant.searcher.embedder._cache.clear()
+            t0 = time.perf_counter()
+            assistant.ask(q)
+            warm.append((time.perf_counter() - t0) * 1000)
+        print(f"{len(questions)} questions")
+        print(f"search (k=10)          {pct(search)}")
+        print(f"ask, lines first seen  {pct(cold)}")
+        print(f"ask, lines seen before {pct(warm)}")
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"peak RSS {rss:.0f} MB (model, index and Python)")
-        print(f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+        print(f"peak RSS {rss:.0f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":

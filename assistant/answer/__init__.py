@@ -60,6 +60,7 @@ class Answer:
     fact: str = ""  # the short fact the answer leads with, when there is one (an exact quote)
     searched: int = 0  # "people" answers: how many people (profiles) were searched
     resolved: str = ""  # the question as answered, after resolving a follow-up against the history
+    confidence: float | None = None  # the reader's calibrated probability of its best candidate (None: no reader)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +75,7 @@ class Answer:
             "fact": self.fact,
             "searched": self.searched,
             "resolved": self.resolved or self.question,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
         }
 
 

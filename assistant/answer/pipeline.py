@@ -18,12 +18,14 @@ analysis by `assistant.question.analyze`), so the rest of the path works either 
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from types import ModuleType
 
 from index import Hit, Searcher, Store
 
 from ..people import People, retrieve
 from ..question import analyze
+from .detect import is_list
 
 
 def _resolver() -> ModuleType | None:
@@ -39,7 +41,10 @@ def retrieve_hits(question: str, searcher: Searcher, people: People, store: Stor
     """The hits an answer to `question` may quote, and a note on how the search was scoped."""
     mod = _resolver()
     if mod is None:
-        return retrieve(searcher, people, analyze(question, people.names()), k), ""
+        q = analyze(question, people.names())
+        if q.kind != "people" and is_list(question, bool(q.persons)):
+            q = replace(q, kind="people")  # "which reports ...": every document group is searched
+        return retrieve(searcher, people, q, k), ""
     resolution = mod.resolve(question, people, store)
     hits, note = mod.scoped_retrieve(searcher, people, resolution, question, k)
     return list(hits), note

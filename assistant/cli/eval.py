@@ -119,6 +119,7 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
                 if mode == "default" or not per_item:
                     per_item = items_out
             answers, answer_items = _answer_metrics(store, embedder, items, settings)
+            reader_table = _reader_table(store, embedder, items, settings)
         finally:
             store.close()
     rows = [{"id": r.item.id, "question": r.item.question, "docs": list(r.item.docs), "first_rank": r.first_rank(),
@@ -129,6 +130,7 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
         return
     click.echo(_table(results, f"{file.name}: retrieval over {docs_dir}"))
     click.echo(_answer_table(answers))
+    click.echo(reader_table)
     if show_items:
         for row in rows:
             click.echo(f"{row['id']:>6}  rank {row['first_rank'] or '-':>3}  recall@4 {row['recall@4']:.2f}  {row['question']}")
@@ -150,6 +152,16 @@ def _answer_metrics(store: Any, embedder: Any, items: Any, settings: Settings) -
     return evaluate_answers(assistant.ask, [i.raw or {"q": i.question} for i in items], chunk_text)
 
 
+def _reader_table(store: Any, embedder: Any, items: Any, settings: Settings) -> str:
+    """Answers per split and question type, beside the rule-free window baseline (`answer.evaluate`)."""
+    from ..answer.evaluate import evaluate_index, table
+    from ..api import Assistant
+
+    assistant = Assistant(store, embedder, settings=settings)
+    results, _ = evaluate_index(store, embedder, [i.raw or {"q": i.question} for i in items], assistant=assistant)
+    return "answers per split / type (reader = citewise ask; baseline = best top-4 window, never abstains)\n" + table(results)
+
+
 def _answer_table(m: dict[str, float]) -> str:
     pct = ("answer_accuracy", "abstention_accuracy", "citation_precision", "citation_gold_rate", "quote_validity",
            "person_coverage")
@@ -157,6 +169,44 @@ def _answer_table(m: dict[str, float]) -> str:
     lines += [f"  {k:<22}{m[k] * 100:>7.1f} %" for k in pct]
     lines += [f"  {k:<22}{m[k]:>7.0f}" for k in ("false_abstentions", "false_answers", "answerable", "unanswerable")]
     return "\n".join(lines)
+
+
+@click.command("train-reader")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--docs", "docs_dir", required=True, type=click.Path(exists=True, path_type=Path),
+              help="The documents the questions are about (indexed with the real pipeline).")
+@click.option("--also", "extra", multiple=True, type=(click.Path(exists=True, dir_okay=False, path_type=Path),
+              click.Path(exists=True, path_type=Path)), help="Another QA_FILE DOCS pair to fit on (repeatable).")
+@click.option("--index", "index_root", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the indexes under this directory (a re-run embeds nothing new).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the parameters here. Default: the packaged reader.json.")
+@click.option("--json", "as_json", is_flag=True, help="The fitting report as JSON.")
+@friendly_errors
+def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...], index_root: Path | None,
+                 out: Path | None, as_json: bool) -> None:
+    """Fit the answer reader on the tune split of FILE (records without "split" count as tune; heldout
+    records are never read): logistic regression over candidate features, regularisation chosen by
+    cross-validation grouped by document, thresholds for <= 5 % false abstentions.
+
+    \b
+    Example:
+      citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
+          --also ../shared/eval/seed_dev.jsonl examples/profiles --index /tmp/reader-indexes
+    """
+    from ..answer.reader import PARAMS
+    from ..answer.train import train_files
+
+    try:
+        _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out or PARAMS)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        _dump(report)
+    else:
+        click.echo(f"fitted on {report['questions']} questions ({report['candidates']} candidates, "
+                   f"{report['positives']} answering); C={report['C']}, threshold {report['threshold']:.3f}, "
+                   f"who threshold {report['who_threshold']:.3f}; written to {out or PARAMS}")
 
 
 @click.command("stats")

@@ -1,0 +1,104 @@
+"""Step 2 of the reader: answer candidates cut from the retrieved chunks.
+
+A chunk is cut into pieces: its non-empty lines, and a line longer than `limit` characters into its
+sentences (a sentence still longer is cut at a word boundary). A candidate is a run of one to
+`max_pieces` consecutive pieces of one chunk, at most `limit` characters from first to last, kept as
+offsets into `hit.text`, so every quote is an exact substring of the stored chunk.
+
+Each candidate carries its context: the chunk's section heading (from ingest) and its entry header,
+the nearest preceding piece that looks like a header by layout alone: short, not ending like a
+sentence or a list item (no trailing `.`, `,` or `;`), within a few lines above. Left out: page
+layout (fonts, indentation), which the chunk text does not carry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from index import Hit
+
+LIMIT = 300
+_LINE = re.compile(r"[^\n]+")
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
+
+
+@dataclass(frozen=True)
+class Piece:
+    hit: int  # index into the hits
+    start: int  # offsets into hits[hit].text
+    end: int
+    line: int  # the line it belongs to (a long line has several pieces)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    hit: int
+    start: int
+    end: int
+    pieces: tuple[int, ...]  # indices into the question's pieces
+    header: int | None  # the piece of its entry header, if any (above the candidate)
+
+
+def _cut(text: str, a: int, b: int, limit: int) -> list[tuple[int, int]]:
+    """(start, end) of the sentences of text[a:b], each cut to at most `limit` characters."""
+    out: list[tuple[int, int]] = []
+    for m in _SENTENCE.finditer(text, a, b):
+        s, e = m.start(), m.end()
+        while s < e and text[s].isspace():
+            s += 1
+        while e - s > limit:
+            cut = text.rfind(" ", s, s + limit)
+            cut = cut if cut > s else s + limit
+            out.append((s, cut))
+            s = cut + 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def pieces_of(hits: Sequence[Hit], limit: int = LIMIT) -> list[Piece]:
+    out: list[Piece] = []
+    for i, h in enumerate(hits):
+        for n, m in enumerate(_LINE.finditer(h.text)):
+            a, b = m.start(), m.end()
+            while a < b and h.text[a].isspace():
+                a += 1
+            while b > a and h.text[b - 1].isspace():
+                b -= 1
+            if b <= a:
+                continue
+            spans = [(a, b)] if b - a <= limit else _cut(h.text, a, b, limit)
+            out.extend(Piece(i, s, e, n) for s, e in spans)
+    return out
+
+
+def header_like(text: str) -> bool:
+    t = text.strip()
+    return 0 < len(t) <= 80 and t[-1] not in ".,;" and any(c.isalpha() for c in t)
+
+
+def candidates(hits: Sequence[Hit], pieces: Sequence[Piece], limit: int = LIMIT, max_pieces: int = 3,
+               header_reach: int = 6) -> list[Candidate]:
+    out: list[Candidate] = []
+    by_hit: dict[int, list[int]] = {}
+    for j, p in enumerate(pieces):
+        by_hit.setdefault(p.hit, []).append(j)
+    for i, ids in by_hit.items():
+        text = hits[i].text
+        for k, j in enumerate(ids):
+            header = None
+            for back in range(k - 1, max(-1, k - 1 - header_reach), -1):
+                p = pieces[ids[back]]
+                if p.line != pieces[j].line and header_like(text[p.start:p.end]):
+                    header = ids[back]
+                    break
+            for n in range(1, max_pieces + 1):
+                if k + n > len(ids):
+                    break
+                last = pieces[ids[k + n - 1]]
+                if n > 1 and last.end - pieces[j].start > limit:
+                    break
+                out.append(Candidate(i, pieces[j].start, last.end, tuple(ids[k:k + n]), header))
+    return out

@@ -1,0 +1,160 @@
+"""General detectors: what kind of thing a question asks for, and where a text holds one.
+
+The kind asked comes from English interrogative syntax only ("when" / "what year" -> date,
+"how" + an adjective or adverb -> number, "who" / "whom" / "whose" -> person, "where" -> place or
+organisation). What a text holds comes from general libraries and shapes: dateparser for dates (on
+the chosen candidate only; it is slow), year-like numbers, digits and currency signs, and
+probablepeople's person / corporation tagging of capitalised runs. No domain words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+KINDS = ("date", "number", "person", "place")
+_AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
+_TOKENS = re.compile(r"[\w'’.-]+")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,.]*(?:\s?%|\s?[A-Za-z]+)?")
+_CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
+
+
+def asked(question: str) -> str:
+    """The kind of thing `question` asks for: one of `KINDS`, or "" (a passage)."""
+    words = [w.lower() for w in _TOKENS.findall(question)]
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w == "when":
+            return "date"
+        if w in ("what", "which") and nxt in ("year", "date", "month", "day"):
+            return "date"
+        if w == "how" and nxt and nxt not in _AUX:
+            return "number"
+        if w in ("who", "whom", "whose"):
+            return "person"
+        if w == "where":
+            return "place"
+    return ""
+
+
+def has_year(text: str) -> bool:
+    return bool(_YEAR.search(text))
+
+
+def has_number(text: str) -> bool:
+    return any(c.isdigit() for c in text)
+
+
+@lru_cache(maxsize=65536)
+def _tag(run: str) -> str:
+    import probablepeople
+
+    try:
+        return str(probablepeople.tag(run)[1])
+    except Exception:  # probablepeople raises RepeatedLabelError on odd strings: no verdict
+        return ""
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    out = []
+    for m in _CAPRUN.finditer(text):
+        s = m.group(0).strip()
+        words = s.split()
+        while words and not words[-1][:1].isupper():
+            words.pop()
+        while words and not words[0][:1].isupper():
+            words.pop(0)
+        if len(words) >= 2:
+            a = text.index(words[0], m.start())
+            b = text.index(words[-1], a) + len(words[-1])
+            out.append((a, b))
+    return out
+
+
+def _name_shape(run: str) -> bool:
+    """A given name, a middle initial and a surname ("Umit V. Catalyurek"): the shape of a person's name."""
+    words = run.rstrip(".,").split()
+    return 3 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and any(
+        len(w.rstrip(".")) == 1 for w in words[1:-1]) and len(words[0]) > 2 and len(words[-1]) > 2
+
+
+@lru_cache(maxsize=65536)
+def entities(text: str) -> tuple[tuple[str, int, int], ...]:
+    """(kind, start, end) of persons and organisations/places in `text` (capitalised runs)."""
+    out = []
+    for a, b in _runs(text):
+        kind = _tag(text[a:b].rstrip(".,"))
+        if kind == "Person" or _name_shape(text[a:b]):
+            out.append(("person", a, b))
+        elif kind == "Corporation":
+            out.append(("place", a, b))
+    return tuple(out)
+
+
+def _other(text: str, a: int, b: int, exclude: frozenset[str]) -> bool:
+    """Is text[a:b] not (part of) an excluded name, such as the document owner's own?"""
+    return not exclude or not ({w.lower().strip(".,") for w in text[a:b].split()} & exclude)
+
+
+def holds(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> bool:
+    """Does `text` hold a thing of `kind`? Persons/places whose words are in `exclude` do not count."""
+    if kind == "date":
+        return has_year(text)
+    if kind == "number":
+        return has_number(text)
+    if kind in ("person", "place"):
+        return any(k == kind and _other(text, a, b, exclude) for k, a, b in entities(text))
+    return False
+
+
+def is_list(question: str, names_someone: bool) -> bool:
+    """Does `question` ask for every matching person or document ("Who has ...?", "Which reports ...?")?
+
+    Syntax only: "who"/"whose" opening a question that names nobody, or "which"/"what" followed
+    (within three words, or "which of") by a plural noun (a word whose lemma is shorter).
+    """
+    from .features import lemma
+
+    if names_someone:
+        return False
+    words = [w.lower() for w in _TOKENS.findall(question)]
+    if words and words[0] in ("who", "whose", "whom"):
+        return True
+    for i, w in enumerate(words[:4]):
+        if w not in ("which", "what"):
+            continue
+        nxt = words[i + 1:i + 4]
+        if nxt[:1] == ["of"]:
+            return True
+        for x in nxt:
+            if x in _AUX:
+                break
+            if len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x:
+                return True
+    return False
+
+
+def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> tuple[int, int] | None:
+    """Offsets of the shortest verbatim phrase of `kind` in `text`, the first one found, or None."""
+    if kind == "date":
+        try:
+            from dateparser.search import search_dates
+
+            found = search_dates(text, languages=["en"]) or []
+        except Exception:  # dateparser fails on some inputs: fall back to a year
+            found = []
+        for s, _ in found:
+            if has_year(s) and s in text:
+                i = text.index(s)
+                return i, i + len(s.strip())
+        m = _YEAR.search(text)
+        return (m.start(), m.end()) if m else None
+    if kind == "number":
+        m = _NUMBER.search(text)
+        return (m.start(), m.end()) if m else None
+    if kind in ("person", "place"):
+        for k, a, b in entities(text):
+            if k == kind and _other(text, a, b, exclude):
+                return a, b
+    return None

@@ -1,0 +1,192 @@
+"""Step 3a of the reader: general features of each candidate, as one numpy matrix.
+
+Features (names in `NAMES`): MiniLM cosine of the question to the candidate, to its best piece, to
+its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas, IDF from
+the collection's chunks) of the question with the candidate and with candidate + context; the plain
+share of question words present; each of those relative to the best candidate of the question;
+search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length.
+
+Embeddings are of pieces (lines or sentences), cached by text, so a chunk seen before costs nothing;
+a candidate's vector is the normalised mean of its pieces' vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from index import Embedder, Hit
+
+from . import detect
+from .candidates import Candidate, Piece
+
+NAMES = (
+    "cos", "cos_piece", "cos_header", "cos_section", "cos_rel", "cos_piece_rel",
+    "idf_overlap", "idf_overlap_ctx", "idf_overlap_rel", "idf_overlap_ctx_rel", "word_share",
+    "log_rank", "score_rel", "asks_kind", "kind_match", "log_chars", "pieces", "has_header",
+    "new_info", "names_owner",
+)
+_WORD = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=200_000)
+def lemma(word: str) -> str:
+    import simplemma
+
+    w = word.lower()
+    try:
+        return str(simplemma.lemmatize(w, lang="en")).lower()
+    except Exception:  # a token simplemma cannot handle keeps its lower-case form
+        return w
+
+
+def lemmas(text: str) -> set[str]:
+    return {lemma(w) for w in _WORD.findall(text)}
+
+
+class Idf:
+    """Inverse document frequency of lemmas over the chunks of a store (or any texts)."""
+
+    def __init__(self, texts: Sequence[str] = ()) -> None:
+        self.df: dict[str, int] = {}
+        self.n = 0
+        for t in texts:
+            self.add(t)
+
+    def add(self, text: str) -> None:
+        self.n += 1
+        for w in lemmas(text):
+            self.df[w] = self.df.get(w, 0) + 1
+
+    def __call__(self, word: str) -> float:
+        return math.log((self.n + 1) / (self.df.get(word, 0) + 0.5))
+
+    @classmethod
+    def of_store(cls, store: object) -> Idf:
+        idf = cls()
+        for d in store.documents():  # type: ignore[attr-defined]
+            for c in store.chunks_of(d.doc):  # type: ignore[attr-defined]
+                idf.add(c.text)
+        return idf
+
+
+class VectorCache:
+    """Embeddings of short texts (pieces, headings), kept by text: each is embedded once."""
+
+    def __init__(self, embedder: Embedder, size: int = 200_000) -> None:
+        self.embedder = embedder
+        self.size = size
+        self._vecs: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vecs))
+        if missing:
+            vecs = np.asarray(self.embedder.embed_documents(missing), dtype=np.float32)
+            with self._lock:
+                for t, v in zip(missing, vecs, strict=True):
+                    self._vecs[t] = v
+                while len(self._vecs) > self.size:
+                    self._vecs.popitem(last=False)
+        with self._lock:
+            return np.stack([self._vecs[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim), np.float32)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the cache as `path.json` (texts) + `path.npy` (float32 vectors), atomically each."""
+        with self._lock:
+            texts = list(self._vecs)
+            vecs = np.stack(list(self._vecs.values())) if texts else np.zeros((0, 0), np.float32)
+        base = Path(path)
+        tmp = base.with_suffix(".tmp.npy")
+        np.save(tmp, vecs.astype(np.float32), allow_pickle=False)
+        os.replace(tmp, base.with_suffix(".npy"))
+        tmp = base.with_suffix(".tmp.json")
+        tmp.write_text(json.dumps({"model": self.embedder.name, "texts": texts}), encoding="utf-8")
+        os.replace(tmp, base.with_suffix(".json"))
+
+    def load(self, path: str | os.PathLike[str]) -> int:
+        """Add the vectors saved at `path` (same model only); returns how many were read."""
+        base = Path(path)
+        try:
+            meta = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
+            vecs = np.load(base.with_suffix(".npy"), allow_pickle=False)
+        except (OSError, ValueError):
+            return 0
+        if meta.get("model") != self.embedder.name or len(meta.get("texts", [])) != len(vecs):
+            return 0
+        with self._lock:
+            for t, v in zip(meta["texts"], vecs, strict=True):
+                self._vecs[t] = v
+        return len(vecs)
+
+
+def owner_tokens(owner: str | None) -> frozenset[str]:
+    """The lower-case words of a document owner's name longer than an initial."""
+    return frozenset(w.lower().strip(".,") for w in (owner or "").split() if len(w.strip(".,")) > 1)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Sequence[Piece],
+             cands: Sequence[Candidate], vectors: VectorCache, idf: Idf) -> np.ndarray:
+    """One row of `NAMES` per candidate."""
+    if not cands:
+        return np.zeros((0, len(NAMES)), np.float32)
+    ptexts = [flat(hits[p.hit].text[p.start:p.end]) for p in pieces]
+    sections = [flat(h.section) or " " for h in hits]
+    pv = vectors.get(ptexts)
+    sv = vectors.get(sections)
+    pcos = pv @ qvec
+    scos = sv @ qvec
+    qlem = {w for w in lemmas(question)}
+    qweights = {w: idf(w) for w in qlem}
+    qtotal = sum(qweights.values()) or 1.0
+    qwords = {w.lower() for w in _WORD.findall(question)}
+    kind = detect.asked(question)
+    top_score = max((h.score for h in hits), default=1.0) or 1.0
+    piece_lem = [lemmas(t) for t in ptexts]
+    # Words that locate a document (its owner's name, its title) are not evidence of an answer.
+    loc = [lemmas(f"{h.owner or ''} {h.title or ''}") for h in hits]
+    owner_words = [owner_tokens(h.owner) for h in hits]
+    piece_kind = [bool(kind) and detect.holds(kind, t, owner_words[p.hit]) for t, p in zip(ptexts, pieces, strict=True)]
+    sec_lem = [lemmas(s) for s in sections]
+    rows = np.zeros((len(cands), len(NAMES)), np.float32)
+    for r, c in enumerate(cands):
+        ids = list(c.pieces)
+        v = pv[ids].sum(axis=0)
+        v /= np.linalg.norm(v) or 1.0
+        text = hits[c.hit].text[c.start:c.end]
+        lem: set[str] = set().union(*(piece_lem[j] for j in ids))
+        ctx = lem | sec_lem[c.hit] | (piece_lem[c.header] if c.header is not None else set())
+        words = {w.lower() for w in _WORD.findall(text)}
+        evidence = (qlem - loc[c.hit]) & lem
+        etotal = sum(qweights[w] for w in qlem - loc[c.hit]) or 1.0
+        new = lem - qlem - loc[c.hit]
+        all_w = sum(idf(w) for w in lem) or 1.0
+        rows[r] = (
+            float(v @ qvec), float(pcos[ids].max()), float(pcos[c.header]) if c.header is not None else 0.0,
+            float(scos[c.hit]), 0.0, 0.0,
+            sum(qweights[w] for w in evidence) / etotal, sum(qweights[w] for w in qlem & ctx) / qtotal, 0.0, 0.0,
+            len(qwords & words) / len(qwords) if qwords else 0.0,
+            math.log1p(c.hit), hits[c.hit].score / top_score, 1.0 if kind else 0.0,
+            1.0 if any(piece_kind[j] for j in ids) else 0.0,
+            math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
+            sum(idf(w) for w in new) / all_w, 1.0 if owner_words[c.hit] & words else 0.0,
+        )
+    for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
+                      ("idf_overlap_ctx_rel", "idf_overlap_ctx")):
+        b = NAMES.index(base)
+        rows[:, NAMES.index(col)] = rows[:, b] - rows[:, b].max()
+    return rows

@@ -1,0 +1,328 @@
+"""The default answer writer: a learned, calibrated extractive reader (steps 2-6 of the answer path).
+
+`Reader.write(question, hits)`:
+- cuts the hits into candidates (`candidates`), computes general features (`features`) and gives each
+  candidate its own probability of answering, `sigmoid(w . standardised(x) + b)` with parameters
+  fitted on a tune split (`train`; `reader.json` in this package, applied with numpy only);
+- a fact question is answered by its best candidate when its probability reaches the fitted
+  threshold, leading with the shortest phrase of the kind asked for (a date, a number, a person, a
+  place or organisation; `detect`) when the candidate holds one; at most 300 characters;
+- otherwise it abstains: "not found" plus the closest passages shown as related, not an answer.
+  An abstention never claims that some word is absent from the documents;
+- a "who / which people" question lists every person (document owner; a document without owner by
+  its title, "owner unknown") whose best candidate reaches the "who" threshold, each with a quote of
+  at most ~100 characters, and a coverage note.
+Every line of an answer is a verbatim slice of a cited quote, or a person's name from ingest.
+Left out: merging facts from several passages, paraphrase (see `assistant.llm` for an LLM writer).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from index import Embedder, Hit
+
+from ..people import Person, group_people
+from ..question import analyze
+from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
+from .candidates import Candidate, Piece, candidates, pieces_of
+from .features import NAMES, Idf, VectorCache, features, flat, owner_tokens
+
+log = logging.getLogger(__name__)
+PARAMS = Path(__file__).with_name("reader.json")
+PER_PERSON_CHARS = 100
+NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
+             "(the closest ones are listed as related, not an answer).")
+
+
+@dataclass(frozen=True)
+class ReaderModel:
+    """Logistic regression over `NAMES`, standardised with (mean, scale); thresholds chosen on tune."""
+
+    names: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    threshold: float  # a fact question is answered when its answerability reaches this
+    who_threshold: float  # a document joins a "who" answer when its best candidate reaches this
+    meta: dict[str, Any]
+    # question-level answerability: logistic regression over `question_features` (QNAMES)
+    q_mean: np.ndarray = field(default_factory=lambda: np.zeros(len(QNAMES), np.float32))
+    q_scale: np.ndarray = field(default_factory=lambda: np.ones(len(QNAMES), np.float32))
+    q_coef: np.ndarray = field(default_factory=lambda: np.eye(len(QNAMES), dtype=np.float32)[0] * 4)
+    q_intercept: float = -2.0
+
+    def prob(self, x: np.ndarray) -> np.ndarray:
+        z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def answerable(self, p: np.ndarray, x: np.ndarray) -> float:
+        """The probability that the question is answered by one of these candidates at all."""
+        z = float(((question_features(p, x) - self.q_mean) / self.q_scale) @ self.q_coef + self.q_intercept)
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": 1, "names": list(self.names), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+                "coef": self.coef.tolist(), "intercept": self.intercept, "threshold": self.threshold,
+                "who_threshold": self.who_threshold, "meta": self.meta,
+                "answerable": {"names": list(QNAMES), "mean": self.q_mean.tolist(), "scale": self.q_scale.tolist(),
+                               "coef": self.q_coef.tolist(), "intercept": self.q_intercept}}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str = "reader parameters") -> ReaderModel:
+        names = tuple(d.get("names") or ())
+        if names != NAMES:
+            raise ValueError(f"{source}: features {names} do not match this version's {NAMES}; refit with "
+                             "`citewise train-reader`")
+        arr = lambda k, src=d: np.asarray(src[k], dtype=np.float32)  # noqa: E731
+        q = d.get("answerable") or {}
+        if tuple(q.get("names") or ()) != QNAMES:
+            raise ValueError(f"{source}: answerability features do not match {QNAMES}; refit with "
+                             "`citewise train-reader`")
+        return cls(names, arr("mean"), arr("scale"), arr("coef"), float(d["intercept"]), float(d["threshold"]),
+                   float(d["who_threshold"]), dict(d.get("meta") or {}), arr("mean", q), arr("scale", q),
+                   arr("coef", q), float(q["intercept"]))
+
+    @classmethod
+    def load(cls, path: str | Path = PARAMS) -> ReaderModel:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read reader parameters {str(path)!r}: {exc}") from exc
+        return cls.from_dict(data, str(path))
+
+    def save(self, path: str | Path = PARAMS) -> None:
+        tmp = Path(path).with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+
+
+QNAMES = ("max_p", "any_p", "gap", "best_overlap", "best_cos", "max_overlap", "best_ctx_overlap",
+          "max_ctx_overlap", "best_cos_piece")
+
+
+def question_features(p: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Question-level evidence from the candidates: the best p, 1 - prod(1 - p) over the top 5 (the
+    chance that any answers, as Haystack's no-answer score), the margin to the runner-up, and the
+    best candidate's evidence overlap and cosine, and the best overlap of any candidate."""
+    if not len(p):
+        return np.zeros(len(QNAMES), np.float32)
+    order = np.argsort(-p)
+    top = p[order[:5]]
+    best = int(order[0])
+    ov = NAMES.index("idf_overlap")
+    ctx = NAMES.index("idf_overlap_ctx")
+    return np.array([top[0], 1.0 - float(np.prod(1.0 - top)), top[0] - (top[1] if len(top) > 1 else 0.0),
+                     x[best, ov], x[best, NAMES.index("cos")], x[:, ov].max(), x[best, ctx], x[:, ctx].max(),
+                     x[best, NAMES.index("cos_piece")]], np.float32)
+
+
+def untrained() -> ReaderModel:
+    """Hand-set weights (cosine + IDF overlap) used only when no fitted parameters exist."""
+    coef = np.zeros(len(NAMES), np.float32)
+    coef[NAMES.index("cos")] = 1.0
+    coef[NAMES.index("idf_overlap")] = 1.0
+    n = len(NAMES)
+    return ReaderModel(NAMES, np.zeros(n, np.float32), np.ones(n, np.float32), coef, -1.0, 0.3, 0.3, {})
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Everything the reader computed for one question (also what `train` fits on)."""
+
+    question: str
+    hits: tuple[Hit, ...]
+    pieces: tuple[Piece, ...]
+    cands: tuple[Candidate, ...]
+    x: np.ndarray  # (len(cands), len(NAMES))
+    p: np.ndarray  # (len(cands),)
+
+    def text(self, i: int) -> str:
+        c = self.cands[i]
+        return self.hits[c.hit].text[c.start:c.end]
+
+
+def people_of_hits(hits: Sequence[Hit]) -> list[Person]:
+    seen: dict[str, tuple[str, str | None, str]] = {}
+    for h in hits:
+        seen.setdefault(h.doc, (h.doc, h.owner, h.title))
+    return group_people(list(seen.values()))
+
+
+class Reader:
+    """Extractive reader with calibrated per-candidate probabilities (see the module docstring)."""
+
+    def __init__(self, embedder: Embedder, store: Any = None, model: ReaderModel | None = None,
+                 per_doc: int = 3) -> None:
+        self.embedder = embedder
+        self.store = store
+        self.vectors = VectorCache(embedder)
+        self.per_doc = per_doc  # "who" questions read this many of each document's best chunks
+        if model is None:
+            try:
+                model = ReaderModel.load()
+            except ValueError as exc:  # missing or from another feature set: say so, read with fixed weights
+                log.warning("%s; the reader uses fixed weights until it is refitted", exc)
+                model = untrained()
+        self.model = model
+        self._idf: tuple[object, Idf] | None = None
+        self._lock = threading.Lock()
+
+    def idf(self, hits: Sequence[Hit]) -> Idf:
+        if self.store is None:
+            return Idf([h.text for h in hits])
+        key = (id(self.store), getattr(self.store, "generation", 0))
+        with self._lock:
+            if self._idf is None or self._idf[0] != key:
+                self._idf = (key, Idf.of_store(self.store))
+            return self._idf[1]
+
+    def read(self, question: str, hits: Sequence[Hit]) -> Reading:
+        hits = tuple(hits)
+        pieces = tuple(pieces_of(hits))
+        cands = tuple(candidates(hits, pieces))
+        qvec = np.asarray(self.embedder.embed_query(question), dtype=np.float32)
+        x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits))
+        p = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
+        return Reading(question, hits, pieces, cands, x, p)
+
+    def prepare(self, question: str, hits: Sequence[Hit]) -> tuple[bool, list[Hit], list[Person]]:
+        """Is it a "who" question, the hits to read (a few per document for "who"), and the people."""
+        people = people_of_hits(hits)
+        q = analyze(question, [p.name for p in people if p.owner_known])
+        is_who = q.kind == "people" or detect.is_list(question, bool(q.persons))
+        return is_who, (_top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
+
+    def write(self, question: str, hits: Sequence[Hit]) -> Answer:
+        is_who, hits, people = self.prepare(question, hits)
+        r = self.read(question, hits)
+        if not r.cands:
+            return Answer(question, NOT_FOUND, True, kind="abstain", notes=("nothing was retrieved",))
+        if is_who:
+            return self._who(r, people)
+        return self._fact(r)
+
+    # -- facts -------------------------------------------------------------------------------------
+    def _fact(self, r: Reading) -> Answer:
+        best = int(np.argmax(r.p))
+        p = self.model.answerable(r.p, r.x)
+        if p < self.model.threshold:
+            return self._abstain(r, f"answerability {p:.2f}", p)
+        c = r.cands[best]
+        hit = r.hits[c.hit]
+        text = hit.text[c.start:c.end]
+        cite = citation_from_hit(1, hit, c.start, c.end, score=p)
+        kind = detect.asked(r.question)
+        span = detect.phrase(kind, text, owner_tokens(hit.owner)) if kind else None
+        body = flat(text)
+        fact = ""
+        if span:
+            fact = text[span[0]:span[1]]
+            lead = flat(fact)
+            # lead with the phrase when the passage still fits beside it; the phrase alone could be a wrong pick
+            answer = f"{lead} [1]\n{body} [1]" if len(lead) + len(body) + 1 <= 300 else f"{body} [1]"
+        else:
+            answer = f"{body} [1]"
+        return Answer(r.question, answer, False, (cite,), fact=fact, notes=(f"confidence {p:.2f}",),
+                      confidence=p)
+
+    def _abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
+        order = np.argsort(-r.p)
+        related: list[Citation] = []
+        seen: set[int] = set()
+        for i in order:
+            c = r.cands[int(i)]
+            if c.hit in seen or len(r.text(int(i)).strip()) < 25:
+                continue
+            seen.add(c.hit)
+            related.append(citation_from_hit(len(related) + 1, r.hits[c.hit], c.start, c.end, score=float(r.p[i])))
+            if len(related) == 3:
+                break
+        best = float(r.p.max()) if len(r.p) else 0.0
+        return Answer(r.question, NOT_FOUND, True, (), tuple(related), notes=(why,), kind="abstain",
+                      confidence=best if confidence is None else confidence)
+
+    # -- who ---------------------------------------------------------------------------------------
+    def _who(self, r: Reading, people: Sequence[Person]) -> Answer:
+        by_doc: dict[str, int] = {}
+        for i, c in enumerate(r.cands):
+            d = r.hits[c.hit].doc
+            if d not in by_doc or r.p[i] > r.p[by_doc[d]]:
+                by_doc[d] = i
+        matches: list[tuple[float, Person, list[int]]] = []
+        for person in people:
+            ids = sorted((by_doc[d] for d in person.docs if d in by_doc), key=lambda i: -r.p[i])
+            ids = [i for i in ids if r.p[i] >= self.model.who_threshold]
+            if ids:
+                matches.append((float(r.p[ids[0]]), person, ids))
+        searched = len(people)
+        kind = "profile" if all(p.owner_known for p in people) else "document group"
+        plural = "s" if searched != 1 else ""
+        if not matches:
+            ans = self._abstain(r, f"{searched} {kind}{plural} searched, 0 match")
+            return Answer(ans.question, f"{ans.answer} ({searched} {kind}{plural} searched)", True, (), ans.related,
+                          ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)
+        matches.sort(key=lambda m: (-m[0], m[1].name))
+        cites: list[Citation] = []
+        lines: list[str] = []
+        out: list[PersonAnswer] = []
+        for _p, person, ids in matches:
+            marks = []
+            quotes = []
+            for i in ids[:2]:
+                c = r.cands[i]
+                hit = r.hits[c.hit]
+                a, b = _short(r, i, PER_PERSON_CHARS)
+                cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
+                marks.append(len(cites))
+                quotes.append(f"{flat(hit.text[a:b])} [{len(cites)}]")
+                if len(ids) > 1:
+                    break  # one quote per person keeps the answer short; the rest are in the sources
+            label = person.name if person.owner_known else f"{person.name} (owner unknown)"
+            lines.append(f"- {label}: " + "; ".join(quotes))
+            out.append(PersonAnswer(person.name, person.docs, tuple(marks), person.owner_known))
+        note = f"{searched} {kind}{plural} searched, {len(matches)} match"
+        return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
+                      people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
+
+
+def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
+    """The candidate's best piece (by question cosine), cut to `limit` characters at a word boundary."""
+    c = r.cands[i]
+    text = r.hits[c.hit].text
+    ids = list(c.pieces)
+    best = ids[0]
+    if len(ids) > 1:
+        ptexts = [flat(text[r.pieces[j].start:r.pieces[j].end]) for j in ids]
+        # the piece sharing most question words: cheap and stable
+        qw = {w.lower() for w in ptexts[0].split()} and {w.lower() for w in r.question.split()}
+        best = ids[max(range(len(ids)), key=lambda k: len(qw & {w.lower() for w in ptexts[k].split()}))]
+    a, b = r.pieces[best].start, r.pieces[best].end
+    if b - a > limit:
+        cut = text.rfind(" ", a, a + limit)
+        b = cut if cut > a else a + limit
+    return a, b
+
+
+def _top_per_doc(hits: Sequence[Hit], n: int) -> list[Hit]:
+    count: dict[str, int] = {}
+    out = []
+    for h in hits:
+        if count.get(h.doc, 0) < n:
+            out.append(h)
+            count[h.doc] = count.get(h.doc, 0) + 1
+    return out
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))

@@ -1,0 +1,218 @@
+"""Fit the reader (`citewise train-reader`): logistic regression on candidates of tune questions.
+
+For every question of a QA file (records `{"q", "docs", "gold", "answer", "split"?}`; only the
+`tune` split is used, a record without `split` counts as tune), the assistant retrieves as `ask`
+does and the reader cuts and featurises candidates. A candidate is labelled 1 when it comes from a
+listed document and contains a gold string, or an alternative of every answer group; unanswerable
+questions give only 0s, which is what calibrates the no-answer side.
+
+Regularisation is chosen by cross-validation grouped by document (a document's questions never
+sit on both sides), by how often the best candidate of an answerable question is a right one. The
+thresholds come from the same out-of-fold probabilities: the fact threshold is the highest value
+that leaves at most `max_false_abstain` of answerable fact questions below it; the "who" threshold
+is the one with the best F1 over (question, document) pairs of "who" questions. scikit-learn is
+imported here only; `reader.json` is read with numpy at run time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .evaluate import split_of
+from .features import NAMES
+from .reader import Reader, ReaderModel, Reading, question_features
+
+CS = (0.0003, 0.001, 0.003, 0.01, 0.1, 1.0)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+@dataclass(frozen=True)
+class Sample:
+    record: dict[str, Any]
+    reading: Reading
+    labels: np.ndarray
+    who: bool
+    group: str  # the document the question is about, for grouped cross-validation
+
+
+def label(record: dict[str, Any], r: Reading) -> np.ndarray:
+    docs = list(record.get("docs") or [])
+    gold = [_norm(g) for g in record.get("gold") or []]
+    groups = [[_norm(a) for a in g] for g in record.get("answer") or []]
+    out = np.zeros(len(r.cands), np.float32)
+    if not docs:
+        return out
+    for i, c in enumerate(r.cands):
+        name = Path(r.hits[c.hit].doc).name
+        if not any(name.startswith(d) for d in docs):
+            continue
+        t = _norm(r.text(i))
+        if any(g in t for g in gold) or (len(docs) == 1 and groups and all(any(a in t for a in g) for g in groups)):
+            out[i] = 1.0
+    return out
+
+
+def collect(reader: Reader, retrieve: Any, records: Sequence[dict[str, Any]], tag: str = "") -> list[Sample]:
+    """Read every tune record: `retrieve(question)` gives the hits `ask` would see."""
+    out = []
+    for rec in records:
+        if split_of(rec) != "tune":
+            continue
+        q = str(rec["q"])
+        who, hits, _ = reader.prepare(q, retrieve(q))
+        r = reader.read(q, hits)
+        docs = list(rec.get("docs") or [])
+        group = f"{tag}:{docs[0]}" if len(docs) == 1 else f"{tag}:multi:{rec.get('id')}"
+        out.append(Sample(rec, r, label(rec, r), who or len(docs) >= 2, group))
+    return out
+
+
+def _fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    from sklearn.linear_model import LogisticRegression
+
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    m = LogisticRegression(C=c, max_iter=2000)
+    m.fit((x - mean) / scale, y)
+    return mean, scale, m.coef_[0].astype(np.float32), float(m.intercept_[0])
+
+
+def _prob(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray, b: float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ coef + b, -30, 30)))
+
+
+def _oof(samples: Sequence[Sample], c: float, folds: int) -> list[np.ndarray]:
+    from sklearn.model_selection import GroupKFold
+
+    groups = np.array([s.group for s in samples])
+    out: list[np.ndarray] = [np.zeros(0)] * len(samples)
+    for train_idx, test_idx in GroupKFold(n_splits=min(folds, len(set(groups)))).split(samples, groups=groups):
+        tr = [samples[i] for i in train_idx if len(samples[i].labels)]
+        x = np.concatenate([s.reading.x for s in tr])
+        y = np.concatenate([s.labels for s in tr])
+        params = _fit(x, y, c)
+        for i in test_idx:
+            out[i] = _prob(samples[i].reading.x, *params) if len(samples[i].labels) else np.zeros(0)
+    return out
+
+
+def _top1(samples: Sequence[Sample], probs: Sequence[np.ndarray]) -> float:
+    ok = [float(s.labels[int(np.argmax(p))]) for s, p in zip(samples, probs, strict=True)
+          if s.record.get("answer") and not s.who and len(p)]
+    return sum(ok) / len(ok) if ok else 0.0
+
+
+def fact_threshold(samples: Sequence[Sample], probs: Sequence[np.ndarray], max_false_abstain: float) -> float:
+    best = sorted(float(p.max()) if len(p) else 0.0 for s, p in zip(samples, probs, strict=True)
+                  if s.record.get("answer") and not s.who)
+    if not best:
+        return 0.5
+    allowed = int(np.floor(max_false_abstain * len(best)))
+    return best[allowed] - 1e-6  # at most `allowed` answerable questions fall below it
+
+
+def who_threshold(samples: Sequence[Sample], probs: Sequence[np.ndarray]) -> float:
+    pairs: list[tuple[float, bool]] = []
+    for s, p in zip(samples, probs, strict=True):
+        if not s.who or not len(p):
+            continue
+        docs = list(s.record.get("docs") or [])
+        best: dict[str, float] = {}
+        for i, c in enumerate(s.reading.cands):
+            d = s.reading.hits[c.hit].doc
+            best[d] = max(best.get(d, 0.0), float(p[i]))
+        for d, v in best.items():
+            pairs.append((v, any(Path(d).name.startswith(x) for x in docs)))
+    if not pairs:
+        return 0.5
+    scores = []
+    for t in sorted({v for v, _ in pairs}):
+        tp = sum(1 for v, y in pairs if v >= t and y)
+        fp = sum(1 for v, y in pairs if v >= t and not y)
+        fn = sum(1 for v, y in pairs if v < t and y)
+        scores.append((2 * tp / (2 * tp + fp + fn) if tp else 0.0, t))
+    return max(scores)[1] - 1e-6
+
+
+def train(samples: Sequence[Sample], cs: Sequence[float] = CS, folds: int = 5,
+          max_false_abstain: float = 0.05) -> tuple[ReaderModel, dict[str, Any]]:
+    """Choose C by grouped cross-validation, fit on all samples, set thresholds out of fold."""
+    usable = [s for s in samples if len(s.labels)]
+    report: dict[str, Any] = {"questions": len(usable), "candidates": int(sum(len(s.labels) for s in usable)),
+                              "positives": int(sum(s.labels.sum() for s in usable)), "cv_top1": {}}
+    best_c, best_score, best_probs = cs[0], -1.0, None
+    for c in cs:
+        probs = _oof(usable, c, folds)
+        score = _top1(usable, probs)
+        report["cv_top1"][str(c)] = round(score, 4)
+        if score > best_score:
+            best_c, best_score, best_probs = c, score, probs
+    assert best_probs is not None
+    x = np.concatenate([s.reading.x for s in usable])
+    y = np.concatenate([s.labels for s in usable])
+    mean, scale, coef, b = _fit(x, y, best_c)
+    tw = who_threshold(usable, best_probs)
+    # Answerability: fact questions (answerable or not), features from out-of-fold candidate p's.
+    facts = [(s, p) for s, p in zip(usable, best_probs, strict=True) if not s.who]
+    qx = np.stack([question_features(p, s.reading.x) for s, p in facts])
+    qy = np.array([1.0 if s.record.get("answer") else 0.0 for s, _ in facts])
+    q_mean, q_scale, q_coef, q_b = _fit(qx, qy, 1.0)
+    qp = _prob(qx, q_mean, q_scale, q_coef, q_b)
+    answerable = sorted(float(v) for v, y in zip(qp, qy, strict=True) if y)
+    allowed = int(np.floor(max_false_abstain * len(answerable)))
+    t = answerable[allowed] - 1e-6 if answerable else 0.5
+    unans = [float(v) for v, y in zip(qp, qy, strict=True) if not y]
+    report.update(C=best_c, threshold=round(t, 4), who_threshold=round(tw, 4),
+                  unanswerable_below=f"{sum(v < t for v in unans)}/{len(unans)}")
+    model = ReaderModel(NAMES, mean.astype(np.float32), scale.astype(np.float32), coef, b, t, tw,
+                        {"C": best_c, "cv_top1": best_score, "questions": len(usable),
+                         "max_false_abstain": max_false_abstain}, q_mean, q_scale, q_coef, q_b)
+    return model, report
+
+
+def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
+                out: str | Path | None = None, embedder: Any = None,
+                max_false_abstain: float = 0.05) -> tuple[ReaderModel, dict[str, Any]]:
+    """Fit the reader on the tune records of each (QA file, documents folder) pair and save it to `out`.
+
+    Each folder is indexed with the real pipeline (into `index_root/<n>` when given, so a re-run
+    embeds nothing new; else a temporary directory).
+    """
+    import json
+    import tempfile
+
+    from index import Store, index_paths
+
+    from ..api import Assistant, make_embedder
+
+    embedder = embedder or make_embedder(None)
+    samples: list[Sample] = []
+    with tempfile.TemporaryDirectory(prefix="citewise-train-") as tmp:
+        for n, (qa, docs) in enumerate(sets):
+            try:
+                records = [json.loads(line) for line in Path(qa).read_text(encoding="utf-8").splitlines() if line.strip()]
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
+            directory = Path(index_root) / str(n) if index_root else Path(tmp) / str(n)
+            store = Store.create(directory, embedder.name, embedder.dim)
+            try:
+                index_paths([docs], store, embedder, prune=True)
+                assistant = Assistant(store, embedder)
+                reader = Reader(embedder, store=store)
+                samples += collect(reader, assistant.retrieve, records, tag=str(n))
+            finally:
+                store.close()
+    model, report = train(samples, max_false_abstain=max_false_abstain)
+    if out:
+        model.save(out)
+    return model, report

@@ -1,0 +1,182 @@
+"""The reader's steps (candidates, detectors, features, calibrated score, answer, abstain, who) on real
+documents with the real MiniLM model, FAISS and SQLite; realdocs checks skip when ../shared is absent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import PROFILES, REPO, SHARED, require_shared
+
+from assistant import Assistant, build_index
+from assistant.answer import detect
+from assistant.answer.candidates import candidates, header_like, pieces_of
+from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
+from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas
+from assistant.answer.reader import PARAMS, Reader, ReaderModel
+
+pytestmark = pytest.mark.slow
+REALDOCS = SHARED / "eval" / "realdocs"
+
+
+def _quotes_exact(assistant: Assistant, answer) -> None:
+    for c in (*answer.citations, *answer.related):
+        stored = assistant.chunk(c.chunk_id)
+        assert stored is not None
+        assert stored.text[c.quote_start:c.quote_start + len(c.quote)] == c.quote
+
+
+def test_candidates_are_whole_lines_with_exact_offsets_and_a_header(seed_assistant):
+    hits = seed_assistant.search("Where did Balin do his PhD?", 4)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    assert cands
+    for c in cands:
+        text = hits[c.hit].text
+        quote = text[c.start:c.end]
+        assert quote.strip() == quote and len(quote) > 0
+        assert len(quote) <= 300 or len(c.pieces) == 1
+        # whole lines: a candidate starts at a line start (or a sentence start inside a long line)
+        assert c.start == 0 or text[c.start - 1] in "\n .!?\t" or text[text.rfind("\n", 0, c.start) + 1:c.start].strip() == ""
+        if c.header is not None:
+            p = pieces[c.header]
+            assert p.hit == c.hit and p.end <= c.start and header_like(text[p.start:p.end])
+    # an education entry line has an entry header above it
+    assert any(c.header is not None and "Ph.D" in hits[c.hit].text[c.start:c.end] for c in cands)
+
+
+def test_detectors_read_question_syntax_and_text_shapes():
+    assert detect.asked("When did she graduate?") == "date"
+    assert detect.asked("In what year was the report filed?") == "date"
+    assert detect.asked("How many citations does he have?") == "number"
+    assert detect.asked("How did the engine fail?") == ""
+    assert detect.asked("Who supervised the thesis?") == "person"
+    assert detect.asked("Where did he study?") == "place"
+    line = "Focusing on High Performance Computing and Machine Learning advised by Umit V. Catalyurek."
+    a, b = detect.phrase("person", line) or (0, 0)
+    assert "Catalyurek" in line[a:b]
+    a, b = detect.phrase("date", "Ph.D in Computational Science and Engineering, Aug. 2019 - PRESENT") or (0, 0)
+    assert "2019" in "Ph.D in Computational Science and Engineering, Aug. 2019 - PRESENT"[a:b]
+    assert detect.phrase("number", "no digits here") is None
+
+
+def test_features_use_collection_idf_and_cached_embeddings(seed_assistant, embedder):
+    question = "What does Moccasin do?"
+    hits = seed_assistant.search(question, 4)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    idf = Idf([h.text for h in hits])
+    assert idf("moccasin") > idf("the")
+    assert "citation" in lemmas("citations")
+    cache = VectorCache(embedder)
+    q = embedder.embed_query(question)
+    x = features(question, q, hits, pieces, cands, cache, idf)
+    assert x.shape == (len(cands), len(NAMES)) and np.isfinite(x).all()
+    cos = x[:, NAMES.index("cos")]
+    assert (cos <= 1.0001).all() and (x[:, NAMES.index("cos_rel")] <= 1e-6).all()
+    best = int(np.argmax(x[:, NAMES.index("idf_overlap")]))
+    assert "moccasin" in hits[cands[best].hit].text[cands[best].start:cands[best].end].lower()
+    before = len(cache._vecs)
+    features(question, q, hits, pieces, cands, cache, idf)
+    assert len(cache._vecs) == before  # every piece was embedded once
+
+
+def test_fitted_parameters_ship_as_json_and_load_without_sklearn():
+    model = ReaderModel.load(PARAMS)
+    assert model.names == NAMES and 0.0 < model.threshold < 1.0 and 0.0 < model.who_threshold < 1.0
+    again = ReaderModel.from_dict(json.loads(json.dumps(model.to_dict())))
+    assert np.allclose(again.coef, model.coef)
+    bad = dict(model.to_dict(), names=["cos"])
+    with pytest.raises(ValueError, match="train-reader"):
+        ReaderModel.from_dict(bad, "x.json")
+    code = ("import sys; from assistant.answer.reader import Reader, ReaderModel; ReaderModel.load(); "
+            "import assistant.api; assert 'sklearn' not in sys.modules, 'sklearn on the ask path'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assistant):
+    assert isinstance(seed_assistant.writer, Reader)
+    a = seed_assistant.ask("What is Moccasin?")
+    assert not a.abstained and "Moccasin" in a.answer
+    assert a.confidence is not None and a.confidence >= seed_assistant.writer.model.threshold
+    assert all("001_" in c.doc for c in a.citations)
+    _quotes_exact(seed_assistant, a)
+    assert len(a.answer.replace("[1]", "")) <= 300
+    for line in a.answer.splitlines():  # every line is a verbatim slice of a cited quote
+        body = line.rsplit("[", 1)[0].strip()
+        assert any(body in " ".join(c.quote.split()) for c in a.citations)
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: answerability does not yet separate near misses "
+                   "(realdocs tune: 1-3 of 16 unanswerables abstained at <= 5 % false abstentions)")
+def test_near_miss_question_abstains(seed_assistant):
+    # Balin's profile has a GPA for his B.S.; Burak Bartan's has none: the field exists for another person.
+    a = seed_assistant.ask("What was Burak Bartan's undergraduate GPA?")
+    assert a.abstained and a.kind == "abstain"
+
+
+def test_abstentions_show_related_passages_and_never_claim_absence(seed_assistant):
+    reader = seed_assistant.writer
+    hits = seed_assistant.retrieve("What was Burak Bartan's undergraduate GPA?")
+    r = reader.read("What was Burak Bartan's undergraduate GPA?", hits)
+    a = reader._abstain(r, "test")
+    assert a.abstained and a.kind == "abstain" and not a.citations
+    assert "mentions" not in a.answer and "nothing" not in a.answer.lower()
+    assert a.related and len({c.chunk_id for c in a.related}) == len(a.related)
+    _quotes_exact(seed_assistant, a)
+
+
+def test_who_lists_people_by_owner_and_a_document_without_owner_as_unknown(tmp_path, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for p in PROFILES.iterdir():
+        (docs / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (docs / "notes.txt").write_text(
+        "meeting notes\n\nThe group discussed graph neural networks for large scale training on GPUs.\n"
+        "Next meeting in two weeks.\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    assistant = Assistant(store, embedder)
+    a = assistant.ask("Who has worked on graph neural networks?")
+    assert a.kind == "people" and not a.abstained
+    names = [p.name for p in a.people]
+    assert any("Balin" in n for n in names)
+    unknown = [p for p in a.people if not p.owner_known]
+    assert all("(owner unknown)" in a.answer for _ in unknown)
+    assert all(p.name not in ("meeting notes",) or not p.owner_known for p in a.people)
+    assert a.notes and "searched" in a.notes[0]
+    for line in a.answer.splitlines():
+        assert len(line) <= 200
+    _quotes_exact(assistant, a)
+
+
+def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
+    text = "alpha line\nbeta line that is longer\n" + "x" * 310 + "\nlast"
+    spans = line_windows(text)
+    assert all(text[a:b].split("\n")[0] for a, b in spans)
+    assert all(b - a <= 300 or "\n" not in text[a:b] for a, b in spans)
+    a = baseline_answer("What is Balin's salary?", seed_assistant.searcher, seed_assistant.embedder)
+    assert not a.abstained and a.citations
+
+
+def test_eval_types_and_conciseness():
+    from assistant.answer import Answer
+
+    assert type_of({"answer": []}) == "unanswerable"
+    assert type_of({"answer": [["a"], ["b"]], "docs": ["x", "y"]}) == "who"
+    assert type_of({"answer": [["a"]], "docs": ["x"], "type": "number"}) == "number"
+    assert is_concise({"answer": [["a"]], "docs": ["x"]}, Answer("q", "a " * 140 + "[1]", False))
+    assert not is_concise({"answer": [["a"]], "docs": ["x"]}, Answer("q", "a " * 160, False))
+
+
+def test_realdocs_reader_answers_a_report_field_and_a_cv_fact(tmp_path_factory, embedder):
+    docs = require_shared(REALDOCS / "docs")
+    index_dir = tmp_path_factory.mktemp("realdocs-index")
+    picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("ntsb02", "cv12"))]
+    store, _ = build_index(picked, index_dir, embedder=embedder)
+    assistant = Assistant(store, embedder)
+    a = assistant.ask("What was the probable cause of the Air Tractor accident in Soledad?")
+    assert not a.abstained and any("ntsb02" in c.doc for c in a.citations)
+    _quotes_exact(assistant, a)
