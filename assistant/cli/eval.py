@@ -119,13 +119,13 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
                 if mode == "default" or not per_item:
                     per_item = items_out
             answers, answer_items = _answer_metrics(store, embedder, items, settings)
-            reader_table = _reader_table(store, embedder, items, settings)
+            reader_table, by_split = _reader_table(store, embedder, items, settings)
         finally:
             store.close()
     rows = [{"id": r.item.id, "question": r.item.question, "docs": list(r.item.docs), "first_rank": r.first_rank(),
              "recall@4": r.recall(4)} for r in per_item if r.item.docs]
     if as_json:
-        out = {**results, "answers": answers}
+        out = {**results, "answers": answers, "answers_by_split": by_split}
         _dump({**out, "items": rows, "answer_items": [a.to_dict() for a in answer_items]} if show_items else out)
         return
     click.echo(_table(results, f"{file.name}: retrieval over {docs_dir}"))
@@ -152,14 +152,17 @@ def _answer_metrics(store: Any, embedder: Any, items: Any, settings: Settings) -
     return evaluate_answers(assistant.ask, [i.raw or {"q": i.question} for i in items], chunk_text)
 
 
-def _reader_table(store: Any, embedder: Any, items: Any, settings: Settings) -> str:
+def _reader_table(store: Any, embedder: Any, items: Any, settings: Settings) -> tuple[str, dict[str, Any]]:
     """Answers per split and question type, beside the rule-free window baseline (`answer.evaluate`)."""
     from ..answer.evaluate import evaluate_index, table
     from ..api import Assistant
 
     assistant = Assistant(store, embedder, settings=settings)
     results, _ = evaluate_index(store, embedder, [i.raw or {"q": i.question} for i in items], assistant=assistant)
-    return "answers per split / type (reader = citewise ask; baseline = best top-4 window, never abstains)\n" + table(results)
+    title = "answers per split / type (reader = citewise ask; baseline = best top-4 window, never abstains)"
+    clean = {sys_: {row: {k: (None if v != v else v) for k, v in m.items()} for row, m in rows.items()}
+             for sys_, rows in results.items()}  # NaN (no items of a kind) -> null in JSON
+    return f"{title}\n{table(results)}", clean
 
 
 def _answer_table(m: dict[str, float]) -> str:
