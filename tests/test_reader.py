@@ -180,3 +180,26 @@ def test_realdocs_reader_answers_a_report_field_and_a_cv_fact(tmp_path_factory, 
     a = assistant.ask("What was the probable cause of the Air Tractor accident in Soledad?")
     assert not a.abstained and any("ntsb02" in c.doc for c in a.citations)
     _quotes_exact(assistant, a)
+
+
+def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_path):
+    from conftest import SEED_DEV
+
+    from assistant.answer.train import collect, label, train
+
+    records = [json.loads(line) for line in require_shared(SEED_DEV).read_text().splitlines() if line.strip()]
+    records += [dict(records[0], id="held", split="heldout")]  # never read
+    reader = Reader(seed_assistant.embedder, store=seed_assistant.store)
+    samples = collect(reader, seed_assistant.retrieve, records, tag="seed")
+    assert len(samples) == len(records) - 1 and all(s.record.get("id") != "held" for s in samples)
+    answerable = [s for s in samples if s.record.get("answer")]
+    assert sum(bool(s.labels.any()) for s in answerable) >= 0.8 * len(answerable)  # the answer is among the candidates
+    assert not any(s.labels.any() for s in samples if not s.record.get("answer"))
+    assert np.array_equal(label(samples[0].record, samples[0].reading), samples[0].labels)
+    model, report = train(samples, cs=(0.01, 1.0), folds=3)
+    assert report["C"] in (0.01, 1.0) and 0 < model.threshold < 1
+    path = tmp_path / "reader.json"
+    model.save(path)
+    again = ReaderModel.load(path)
+    r = samples[0].reading
+    assert np.allclose(again.prob(r.x), model.prob(r.x), atol=1e-5)

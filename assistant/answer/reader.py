@@ -40,6 +40,8 @@ from .features import NAMES, Idf, VectorCache, features, flat, owner_tokens
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
 PER_PERSON_CHARS = 100
+QNAMES: tuple[str, ...] = ("max_p", "any_p", "gap", "best_overlap", "best_cos", "max_overlap", "best_ctx_overlap",
+                           "max_ctx_overlap", "best_cos_piece")
 NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
              "(the closest ones are listed as related, not an answer).")
 
@@ -107,8 +109,6 @@ class ReaderModel:
         tmp.replace(path)
 
 
-QNAMES = ("max_p", "any_p", "gap", "best_overlap", "best_cos", "max_overlap", "best_ctx_overlap",
-          "max_ctx_overlap", "best_cos_piece")
 
 
 def question_features(p: np.ndarray, x: np.ndarray) -> np.ndarray:
