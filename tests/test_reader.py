@@ -4,6 +4,7 @@ documents with the real MiniLM model, FAISS and SQLite; realdocs checks skip whe
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -16,7 +17,7 @@ from assistant.answer import detect
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas
-from assistant.answer.reader import PARAMS, Reader, ReaderModel
+from assistant.answer.reader import PARAMS, Reader, ReaderModel, doc_features
 
 pytestmark = pytest.mark.slow
 REALDOCS = SHARED / "eval" / "realdocs"
@@ -104,14 +105,12 @@ def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assis
     assert a.confidence is not None and a.confidence >= seed_assistant.writer.model.threshold
     assert all("001_" in c.doc for c in a.citations)
     _quotes_exact(seed_assistant, a)
-    assert len(a.answer.replace("[1]", "")) <= 300
+    assert len(re.sub(r"\s*\[\d+\]", "", a.answer)) <= 300  # concise: "[n]" markers removed
     for line in a.answer.splitlines():  # every line is a verbatim slice of a cited quote
         body = line.rsplit("[", 1)[0].strip()
         assert any(body in " ".join(c.quote.split()) for c in a.citations)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: answerability does not yet separate near misses "
-                   "(realdocs tune: 1-3 of 16 unanswerables abstained at <= 5 % false abstentions)")
 def test_near_miss_question_abstains(seed_assistant):
     # Balin's profile has a GPA for his B.S.; Burak Bartan's has none: the field exists for another person.
     a = seed_assistant.ask("What was Burak Bartan's undergraduate GPA?")
@@ -197,9 +196,11 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
     assert not any(s.labels.any() for s in samples if not s.record.get("answer"))
     assert np.array_equal(label(samples[0].record, samples[0].reading), samples[0].labels)
     model, report = train(samples, cs=(0.01, 1.0), folds=3)
-    assert report["C"] in (0.01, 1.0) and 0 < model.threshold < 1
+    assert report["penalty"] in (0.01, 1.0) and 0 < model.threshold < 1 and 0 < model.who_threshold < 1
     path = tmp_path / "reader.json"
     model.save(path)
     again = ReaderModel.load(path)
     r = samples[0].reading
     assert np.allclose(again.prob(r.x), model.prob(r.x), atol=1e-5)
+    docs, xd, _ = doc_features(r)
+    assert len(docs) == len(xd) and np.allclose(again.matches(xd), model.matches(xd), atol=1e-5)

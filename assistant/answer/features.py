@@ -4,7 +4,12 @@ Features (names in `NAMES`): MiniLM cosine of the question to the candidate, to 
 its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas, IDF from
 the collection's chunks) of the question with the candidate and with candidate + context; the plain
 share of question words present; each of those relative to the best candidate of the question;
-search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length.
+search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length;
+the share of its (IDF-weighted) words the question does not already say.
+
+The question is read without the names of the retrieved documents' owners (`focus`): the cosine
+uses the question minus those names, and the overlaps and word share leave out the owner's and
+title's words, so a passage that only repeats who the question is about does not look like an answer.
 
 Embeddings are of pieces (lines or sentences), cached by text, so a chunk seen before costs nothing;
 a candidate's vector is the normalised mean of its pieces' vectors.
@@ -33,9 +38,10 @@ NAMES = (
     "cos", "cos_piece", "cos_header", "cos_section", "cos_rel", "cos_piece_rel",
     "idf_overlap", "idf_overlap_ctx", "idf_overlap_rel", "idf_overlap_ctx_rel", "word_share",
     "log_rank", "score_rel", "asks_kind", "kind_match", "log_chars", "pieces", "has_header",
-    "new_info", "names_owner",
+    "new_info",
 )
 _WORD = re.compile(r"\w+")
+_POSSESSIVE = re.compile(r"(\w+)['’]s\b")
 
 
 @lru_cache(maxsize=200_000)
@@ -135,6 +141,33 @@ def owner_tokens(owner: str | None) -> frozenset[str]:
     return frozenset(w.lower().strip(".,") for w in (owner or "").split() if len(w.strip(".,")) > 1)
 
 
+def _fold(word: str) -> str:
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
+
+
+def focus(question: str, hits: Sequence[Hit]) -> str:
+    """The question without the names of the people whose documents were retrieved.
+
+    Once a search is scoped to a person, their name says where to look, not what to look for: a
+    passage that merely repeats the name (a CV's header) is no answer. The words left carry the
+    information need ("Where did Jane Roe do her PhD?" -> "Where did do her PhD?").
+    """
+    return without_names(question, [h.owner for h in hits if h.owner])
+
+
+def without_names(question: str, names: Sequence[str]) -> str:
+    """`question` without the words (and possessives) of `names`, compared case- and accent-free;
+    the question itself when nothing else would be left."""
+    words = {_fold(w) for name in names for w in owner_tokens(name)}
+    if not words:
+        return question
+    out = _POSSESSIVE.sub(lambda m: "" if _fold(m.group(1)) in words else m.group(0), question)
+    out = " ".join(w for w in out.split() if _fold(w.strip(".,;:?!\"'()")) not in words)
+    return out if any(c.isalpha() for c in out) else question
+
+
 def flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -152,7 +185,6 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     scos = sv @ qvec
     qlem = {w for w in lemmas(question)}
     qweights = {w: idf(w) for w in qlem}
-    qtotal = sum(qweights.values()) or 1.0
     qwords = {w.lower() for w in _WORD.findall(question)}
     kind = detect.asked(question)
     top_score = max((h.score for h in hits), default=1.0) or 1.0
@@ -178,15 +210,16 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
         rows[r] = (
             float(v @ qvec), float(pcos[ids].max()), float(pcos[c.header]) if c.header is not None else 0.0,
             float(scos[c.hit]), 0.0, 0.0,
-            sum(qweights[w] for w in evidence) / etotal, sum(qweights[w] for w in qlem & ctx) / qtotal, 0.0, 0.0,
-            len(qwords & words) / len(qwords) if qwords else 0.0,
+            sum(qweights[w] for w in evidence) / etotal, sum(qweights[w] for w in (qlem - loc[c.hit]) & ctx) / etotal,
+            0.0, 0.0, len((qwords - owner_words[c.hit]) & words) / (len(qwords - owner_words[c.hit]) or 1),
             math.log1p(c.hit), hits[c.hit].score / top_score, 1.0 if kind else 0.0,
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
-            sum(idf(w) for w in new) / all_w, 1.0 if owner_words[c.hit] & words else 0.0,
+            sum(idf(w) for w in new) / all_w,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):
         b = NAMES.index(base)
         rows[:, NAMES.index(col)] = rows[:, b] - rows[:, b].max()
     return rows
+

@@ -35,13 +35,14 @@ from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import Candidate, Piece, candidates, pieces_of
-from .features import NAMES, Idf, VectorCache, features, flat, owner_tokens
+from .features import NAMES, Idf, VectorCache, features, flat, focus, owner_tokens
 
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
 PER_PERSON_CHARS = 100
 QNAMES: tuple[str, ...] = ("max_p", "any_p", "gap", "best_overlap", "best_cos", "max_overlap", "best_ctx_overlap",
                            "max_ctx_overlap", "best_cos_piece")
+WNAMES: tuple[str, ...] = ("best_p", "best_p_rel", "best_cos_piece", "best_overlap", "log_doc_rank", "log_hit_rank")
 NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
              "(the closest ones are listed as related, not an answer).")
 
@@ -63,6 +64,11 @@ class ReaderModel:
     q_scale: np.ndarray = field(default_factory=lambda: np.ones(len(QNAMES), np.float32))
     q_coef: np.ndarray = field(default_factory=lambda: np.eye(len(QNAMES), dtype=np.float32)[0] * 4)
     q_intercept: float = -2.0
+    # "who" questions: does a document's best candidate make its person a match? (WNAMES, `doc_features`)
+    w_mean: np.ndarray = field(default_factory=lambda: np.zeros(len(WNAMES), np.float32))
+    w_scale: np.ndarray = field(default_factory=lambda: np.ones(len(WNAMES), np.float32))
+    w_coef: np.ndarray = field(default_factory=lambda: np.eye(len(WNAMES), dtype=np.float32)[0] * 4)
+    w_intercept: float = -2.0
 
     def prob(self, x: np.ndarray) -> np.ndarray:
         z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
@@ -73,12 +79,19 @@ class ReaderModel:
         z = float(((question_features(p, x) - self.q_mean) / self.q_scale) @ self.q_coef + self.q_intercept)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
+    def matches(self, xd: np.ndarray) -> np.ndarray:
+        """For each document of a "who" question (rows of `doc_features`), the probability it matches."""
+        z = ((xd - self.w_mean) / self.w_scale) @ self.w_coef + self.w_intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
     def to_dict(self) -> dict[str, Any]:
         return {"format": 1, "names": list(self.names), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
                 "coef": self.coef.tolist(), "intercept": self.intercept, "threshold": self.threshold,
                 "who_threshold": self.who_threshold, "meta": self.meta,
                 "answerable": {"names": list(QNAMES), "mean": self.q_mean.tolist(), "scale": self.q_scale.tolist(),
-                               "coef": self.q_coef.tolist(), "intercept": self.q_intercept}}
+                               "coef": self.q_coef.tolist(), "intercept": self.q_intercept},
+                "who": {"names": list(WNAMES), "mean": self.w_mean.tolist(), "scale": self.w_scale.tolist(),
+                        "coef": self.w_coef.tolist(), "intercept": self.w_intercept}}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], source: str = "reader parameters") -> ReaderModel:
@@ -91,9 +104,13 @@ class ReaderModel:
         if tuple(q.get("names") or ()) != QNAMES:
             raise ValueError(f"{source}: answerability features do not match {QNAMES}; refit with "
                              "`citewise train-reader`")
+        w = d.get("who") or {}
+        if tuple(w.get("names") or ()) != WNAMES:
+            raise ValueError(f"{source}: 'who' features do not match {WNAMES}; refit with `citewise train-reader`")
         return cls(names, arr("mean"), arr("scale"), arr("coef"), float(d["intercept"]), float(d["threshold"]),
                    float(d["who_threshold"]), dict(d.get("meta") or {}), arr("mean", q), arr("scale", q),
-                   arr("coef", q), float(q["intercept"]))
+                   arr("coef", q), float(q["intercept"]), arr("mean", w), arr("scale", w), arr("coef", w),
+                   float(w["intercept"]))
 
     @classmethod
     def load(cls, path: str | Path = PARAMS) -> ReaderModel:
@@ -125,6 +142,28 @@ def question_features(p: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.array([top[0], 1.0 - float(np.prod(1.0 - top)), top[0] - (top[1] if len(top) > 1 else 0.0),
                      x[best, ov], x[best, NAMES.index("cos")], x[:, ov].max(), x[best, ctx], x[:, ctx].max(),
                      x[best, NAMES.index("cos_piece")]], np.float32)
+
+
+def doc_features(r: Reading) -> tuple[list[str], np.ndarray, list[int]]:
+    """For a "who" question, one row of `WNAMES` per retrieved document, from its best candidate:
+    its probability, that probability minus the best document's, its question cosine and evidence
+    overlap, the document's place when documents are ordered by best probability, and its first
+    search rank. Returns (documents, rows, index of each document's best candidate)."""
+    best: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for i, c in enumerate(r.cands):
+        d = r.hits[c.hit].doc
+        first.setdefault(d, c.hit)
+        if d not in best or r.p[i] > r.p[best[d]]:
+            best[d] = i
+    docs = sorted(best, key=lambda d: -r.p[best[d]])
+    if not docs:
+        return [], np.zeros((0, len(WNAMES)), np.float32), []
+    top = float(r.p[best[docs[0]]])
+    cos, ov = NAMES.index("cos_piece"), NAMES.index("idf_overlap")
+    rows = np.array([[r.p[best[d]], r.p[best[d]] - top, r.x[best[d], cos], r.x[best[d], ov], math.log1p(n),
+                      math.log1p(first[d])] for n, d in enumerate(docs)], np.float32)
+    return docs, rows, [best[d] for d in docs]
 
 
 def untrained() -> ReaderModel:
@@ -191,7 +230,7 @@ class Reader:
         hits = tuple(hits)
         pieces = tuple(pieces_of(hits))
         cands = tuple(candidates(hits, pieces))
-        qvec = np.asarray(self.embedder.embed_query(question), dtype=np.float32)
+        qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits))
         p = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
         return Reading(question, hits, pieces, cands, x, p)
@@ -254,17 +293,15 @@ class Reader:
 
     # -- who ---------------------------------------------------------------------------------------
     def _who(self, r: Reading, people: Sequence[Person]) -> Answer:
-        by_doc: dict[str, int] = {}
-        for i, c in enumerate(r.cands):
-            d = r.hits[c.hit].doc
-            if d not in by_doc or r.p[i] > r.p[by_doc[d]]:
-                by_doc[d] = i
+        docs, xd, best = doc_features(r)
+        pm = self.model.matches(xd) if docs else np.zeros(0)
+        match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= self.model.who_threshold}
+        by_doc = dict(zip(docs, best, strict=True))
         matches: list[tuple[float, Person, list[int]]] = []
         for person in people:
-            ids = sorted((by_doc[d] for d in person.docs if d in by_doc), key=lambda i: -r.p[i])
-            ids = [i for i in ids if r.p[i] >= self.model.who_threshold]
-            if ids:
-                matches.append((float(r.p[ids[0]]), person, ids))
+            hit_docs = sorted((d for d in person.docs if d in match), key=lambda d: -match[d])
+            if hit_docs:
+                matches.append((match[hit_docs[0]], person, [by_doc[d] for d in hit_docs]))
         searched = len(people)
         kind = "profile" if all(p.owner_known for p in people) else "document group"
         plural = "s" if searched != 1 else ""

@@ -1,4 +1,4 @@
-"""Fit the reader (`citewise train-reader`): logistic regression on candidates of tune questions.
+"""Fit the reader (`citewise train-reader`): a listwise ranker of the candidates of tune questions.
 
 For every question of a QA file (records `{"q", "docs", "gold", "answer", "split"?}`; only the
 `tune` split is used, a record without `split` counts as tune), the assistant retrieves as `ask`
@@ -6,19 +6,21 @@ does and the reader cuts and featurises candidates. A candidate is labelled 1 wh
 listed document and contains a gold string, or an alternative of every answer group; unanswerable
 questions give only 0s, which is what calibrates the no-answer side.
 
-Regularisation is chosen by cross-validation grouped by document (a document's questions never
+Candidates are ranked by a conditional logit (`_fit_ranker`: which candidate of a question answers
+it), whose score is then Platt-scaled into a probability. Its penalty is chosen by cross-validation
+grouped by document (a document's questions never
 sit on both sides), by how often the best candidate of an answerable question is a right one. The
 thresholds come from the same out-of-fold probabilities: the fact threshold is the highest value
-that leaves at most `max_false_abstain` of answerable fact questions below it; the "who" threshold
-is the one with the best F1 over (question, document) pairs of "who" questions. scikit-learn is
-imported here only; `reader.json` is read with numpy at run time.
+that leaves at most `max_false_abstain` of answerable fact questions below it; "who" questions get
+a document-level model (`fit_who`) whose threshold maximises F2 over (question, document) pairs.
+scikit-learn and scipy are imported here only; `reader.json` is read with numpy at run time.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +28,9 @@ import numpy as np
 
 from .evaluate import split_of
 from .features import NAMES
-from .reader import Reader, ReaderModel, Reading, question_features
+from .reader import WNAMES, Reader, ReaderModel, Reading, doc_features, question_features
 
-CS = (0.0003, 0.001, 0.003, 0.01, 0.1, 1.0)
+LAMBDAS = (0.001, 0.01, 0.03, 0.1, 0.3)
 
 
 def _norm(text: str) -> str:
@@ -77,14 +79,58 @@ def collect(reader: Reader, retrieve: Any, records: Sequence[dict[str, Any]], ta
 
 
 def _fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Plain logistic regression on standardised features (used for question answerability)."""
     from sklearn.linear_model import LogisticRegression
 
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale[scale < 1e-6] = 1.0
+    mean, scale = _standard([x])
     m = LogisticRegression(C=c, max_iter=2000)
     m.fit((x - mean) / scale, y)
     return mean, scale, m.coef_[0].astype(np.float32), float(m.intercept_[0])
+
+
+def _standard(xs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.concatenate(xs)
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    return mean, scale
+
+
+def _fit_ranker(samples: Sequence[Sample], lam: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Listwise (conditional logit) ranking, then Platt scaling to a probability per candidate.
+
+    Within each answerable fact question, the softmax of `w . x` over its candidates is pushed onto
+    the right ones (`-log sum_{right} softmax`, L2 penalty `lam |w|^2`): what is learnt is which
+    candidate of a question answers it, not how answers differ from non-answers across questions.
+    A one-feature logistic regression of the labels on `w . x` over all candidates (unanswerable
+    questions too) then turns the score into a calibrated probability `sigmoid(a w . x + b)`.
+    """
+    from scipy.optimize import minimize
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = _standard([s.reading.x for s in samples])
+    lists = [((s.reading.x - mean) / scale, s.labels > 0) for s in samples
+             if not s.who and s.labels.sum() > 0 and len(s.labels) > 1]
+    dim = len(mean)
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        total, grad = lam * float(w @ w) * len(lists), 2 * lam * w * len(lists)
+        for xs, pos in lists:
+            z = xs @ w
+            e = np.exp(z - z.max())
+            p = e / e.sum()
+            pp = np.where(pos, p, 0.0)
+            total -= float(np.log(pp.sum()))
+            grad -= (pp / pp.sum()) @ xs - p @ xs
+        n = max(len(lists), 1)
+        return total / n, grad / n
+
+    w = minimize(loss, np.zeros(dim), jac=True, method="L-BFGS-B").x if lists else np.zeros(dim)
+    z = np.concatenate([((s.reading.x - mean) / scale) @ w for s in samples])
+    y = np.concatenate([s.labels for s in samples])
+    platt = LogisticRegression(C=1.0, max_iter=1000).fit(z[:, None], y)
+    a = float(platt.coef_[0][0])
+    return mean, scale, (a * w).astype(np.float32), float(platt.intercept_[0])
 
 
 def _prob(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray, b: float) -> np.ndarray:
@@ -98,9 +144,7 @@ def _oof(samples: Sequence[Sample], c: float, folds: int) -> list[np.ndarray]:
     out: list[np.ndarray] = [np.zeros(0)] * len(samples)
     for train_idx, test_idx in GroupKFold(n_splits=min(folds, len(set(groups)))).split(samples, groups=groups):
         tr = [samples[i] for i in train_idx if len(samples[i].labels)]
-        x = np.concatenate([s.reading.x for s in tr])
-        y = np.concatenate([s.labels for s in tr])
-        params = _fit(x, y, c)
+        params = _fit_ranker(tr, c)
         for i in test_idx:
             out[i] = _prob(samples[i].reading.x, *params) if len(samples[i].labels) else np.zeros(0)
     return out
@@ -121,30 +165,58 @@ def fact_threshold(samples: Sequence[Sample], probs: Sequence[np.ndarray], max_f
     return best[allowed] - 1e-6  # at most `allowed` answerable questions fall below it
 
 
-def who_threshold(samples: Sequence[Sample], probs: Sequence[np.ndarray]) -> float:
-    pairs: list[tuple[float, bool]] = []
-    for s, p in zip(samples, probs, strict=True):
+def _who_pairs(samples: Sequence[Sample], probs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(document rows of `doc_features`, labels, question number) over the "who" questions."""
+    xs, ys, qs = [], [], []
+    for n, (s, p) in enumerate(zip(samples, probs, strict=True)):
         if not s.who or not len(p):
             continue
-        docs = list(s.record.get("docs") or [])
-        best: dict[str, float] = {}
-        for i, c in enumerate(s.reading.cands):
-            d = s.reading.hits[c.hit].doc
-            best[d] = max(best.get(d, 0.0), float(p[i]))
-        for d, v in best.items():
-            pairs.append((v, any(Path(d).name.startswith(x) for x in docs)))
-    if not pairs:
-        return 0.5
+        listed = list(s.record.get("docs") or [])
+        docs, xd, _ = doc_features(replace(s.reading, p=p))
+        xs.append(xd)
+        ys += [1.0 if any(Path(d).name.startswith(x) for x in listed) else 0.0 for d in docs]
+        qs += [n] * len(docs)
+    if not xs:
+        return np.zeros((0, len(WNAMES)), np.float32), np.zeros(0), np.zeros(0)
+    return np.concatenate(xs), np.array(ys), np.array(qs)
+
+
+def fit_who(samples: Sequence[Sample], probs: Sequence[np.ndarray], beta: float = 2.0,
+            folds: int = 5) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, float], float, dict[str, Any]]:
+    """The "who" document model (logistic regression over `WNAMES`) and its threshold.
+
+    The threshold maximises F-beta over (question, document) pairs, from probabilities out of fold
+    (folds group the questions). beta = 2 weighs a missed person four times a wrong one: a "who"
+    question asks for every matching person, and a wrong one is shown with the passage to check.
+    """
+    from sklearn.model_selection import GroupKFold
+
+    x, y, q = _who_pairs(samples, probs)
+    if not len(y) or y.min() == y.max():
+        n = len(WNAMES)
+        return (np.zeros(n, np.float32), np.ones(n, np.float32), np.eye(n, dtype=np.float32)[0] * 4, -2.0), 0.5, {}
+    oof = np.zeros(len(y))
+    for tr, te in GroupKFold(n_splits=min(folds, len(set(q)))).split(x, y, groups=q):
+        if y[tr].min() == y[tr].max():
+            oof[te] = y[tr].mean()
+            continue
+        oof[te] = _prob(x[te], *_fit(x[tr], y[tr], 1.0))
+    b2 = beta * beta
     scores = []
-    for t in sorted({v for v, _ in pairs}):
-        tp = sum(1 for v, y in pairs if v >= t and y)
-        fp = sum(1 for v, y in pairs if v >= t and not y)
-        fn = sum(1 for v, y in pairs if v < t and y)
-        scores.append((2 * tp / (2 * tp + fp + fn) if tp else 0.0, t))
-    return max(scores)[1] - 1e-6
+    for t in sorted(set(oof.tolist())):
+        tp = float(((oof >= t) & (y > 0)).sum())
+        fp = float(((oof >= t) & (y == 0)).sum())
+        fn = float(((oof < t) & (y > 0)).sum())
+        scores.append(((1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp) if tp else 0.0, t))
+    f, t = max(scores)
+    hit = oof >= t
+    report = {"who_pairs": int(len(y)), "who_recall": round(float((hit & (y > 0)).sum() / max(y.sum(), 1)), 4),
+              "who_precision": round(float((hit & (y > 0)).sum() / max(hit.sum(), 1)), 4), "who_f": round(f, 4)}
+    mean, scale, coef, b = _fit(x, y, 1.0)
+    return (mean.astype(np.float32), scale.astype(np.float32), coef, b), t - 1e-6, report
 
 
-def train(samples: Sequence[Sample], cs: Sequence[float] = CS, folds: int = 5,
+def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int = 5,
           max_false_abstain: float = 0.05) -> tuple[ReaderModel, dict[str, Any]]:
     """Choose C by grouped cross-validation, fit on all samples, set thresholds out of fold."""
     usable = [s for s in samples if len(s.labels)]
@@ -158,10 +230,9 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = CS, folds: int = 5,
         if score > best_score:
             best_c, best_score, best_probs = c, score, probs
     assert best_probs is not None
-    x = np.concatenate([s.reading.x for s in usable])
-    y = np.concatenate([s.labels for s in usable])
-    mean, scale, coef, b = _fit(x, y, best_c)
-    tw = who_threshold(usable, best_probs)
+    mean, scale, coef, b = _fit_ranker(usable, best_c)
+    who, tw, who_report = fit_who(usable, best_probs)
+    report.update(who_report)
     # Answerability: fact questions (answerable or not), features from out-of-fold candidate p's.
     facts = [(s, p) for s, p in zip(usable, best_probs, strict=True) if not s.who]
     qx = np.stack([question_features(p, s.reading.x) for s, p in facts])
@@ -172,11 +243,11 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = CS, folds: int = 5,
     allowed = int(np.floor(max_false_abstain * len(answerable)))
     t = answerable[allowed] - 1e-6 if answerable else 0.5
     unans = [float(v) for v, y in zip(qp, qy, strict=True) if not y]
-    report.update(C=best_c, threshold=round(t, 4), who_threshold=round(tw, 4),
+    report.update(penalty=best_c, threshold=round(t, 4), who_threshold=round(tw, 4),
                   unanswerable_below=f"{sum(v < t for v in unans)}/{len(unans)}")
     model = ReaderModel(NAMES, mean.astype(np.float32), scale.astype(np.float32), coef, b, t, tw,
-                        {"C": best_c, "cv_top1": best_score, "questions": len(usable),
-                         "max_false_abstain": max_false_abstain}, q_mean, q_scale, q_coef, q_b)
+                        {"penalty": best_c, "ranker": "listwise+platt", "cv_top1": best_score, "questions": len(usable),
+                         "max_false_abstain": max_false_abstain}, q_mean, q_scale, q_coef, q_b, *who)
     return model, report
 
 
