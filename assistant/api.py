@@ -37,11 +37,11 @@ from index.store import MANIFEST
 
 from .answer import Answer, AnswerWriter, verify_citations
 from .answer.pipeline import retrieve_hits
-from .answer.reader import Reader
+from .answer.reader import Reader, ReaderModel
 from .followup import resolve
 from .people import People
 from .profile import Profile, profile
-from .settings import Settings
+from .settings import Settings, SettingsError
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
 
@@ -154,7 +154,13 @@ class Assistant:
         self.settings = settings or Settings()
         self.searcher = Searcher(store, QueryCache(embedder),  # type: ignore[arg-type]  # dim is read-only here
                                  fusion=self.settings.fusion())
-        self.writer: AnswerWriter = writer or Reader(self.searcher.embedder, store=store)  # one query embedding
+        answer = self.settings.answer
+        try:
+            model = ReaderModel.load(answer.reader) if answer.reader else None
+        except ValueError as exc:  # a missing file, bad JSON or another feature set: one line, the value named
+            raise SettingsError(f"answer.reader: {exc}") from None
+        self.writer: AnswerWriter = writer or Reader(self.searcher.embedder, store=store, model=model,
+                                                     per_doc=answer.who_chunks)  # one query embedding
         self.people = People(store)
         self._write_lock = threading.Lock()
 
@@ -183,7 +189,9 @@ class Assistant:
 
     def retrieve_scoped(self, question: str) -> tuple[list[Hit], str]:
         """`retrieve`, and the note saying what the search was scoped to ("" when unscoped)."""
-        return retrieve_hits(question, self.searcher, self.people, self.store, self.settings.k)
+        answer = self.settings.answer
+        return retrieve_hits(question, self.searcher, self.people, self.store, self.settings.k,
+                             per_person=answer.per_person, person_k=answer.person_k)
 
     def ask(self, question: str, history: Sequence[Turn] = ()) -> Answer:
         """A cited answer to `question` from the indexed documents (or an abstention).

@@ -220,12 +220,18 @@ else:
 
 
 class AnswerSettings(BaseModel):
-    """How the answer is written from the retrieved chunks (the extractive writer's knobs)."""
+    """How questions are read: how much each kind of question searches, and which reader parameters."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_points: int = Field(default=3, ge=1, le=20, description="passages a fact answer may combine")
-    per_person: int = Field(default=2, ge=1, le=20, description="'who' answers: passages cited per person")
+    per_person: int = Field(default=6, ge=1, le=100,
+                            description="'who' questions: chunks searched in each person's documents")
+    who_chunks: int = Field(default=3, ge=1, le=20,
+                            description="'who' questions: best chunks per document the reader reads")
+    person_k: int = Field(default=24, ge=1, le=500,
+                          description="a question naming a person: chunks searched in their documents")
+    reader: str | None = Field(default=None, description="reader parameters (JSON from `citewise train-reader "
+                               "--out`); default: the packaged assistant/answer/reader.json")
 
 
 SECTIONS: dict[str, type[BaseModel]] = {"retrieval": RetrievalSettings, "answer": AnswerSettings}

@@ -27,7 +27,7 @@ from ingest.errors import CitewiseError
 from .beir import BeirData, load_beir, write_corpus
 from .build import index_paths
 from .embed import Embedder
-from .search import MODES, Hit, Searcher
+from .search import DEFAULT_FUSION, MODES, Fusion, Hit, Searcher
 from .store import Store
 from .vector_store import VectorConfig
 
@@ -111,10 +111,11 @@ def index_beir(data: BeirData, index_dir: Path, embedder: Embedder, vectors: Vec
 def evaluate_beir(folder: str | Path, embedder: Embedder, *, index_dir: str | Path | None = None,
                   modes: Sequence[str] = EVAL_MODES, split: str = "test",
                   max_queries: int | None = None, vectors: VectorConfig | None = None,
-                  milvus_token: str | None = None) -> dict[str, dict[str, float]]:
+                  milvus_token: str | None = None, fusion: Fusion | None = None) -> dict[str, dict[str, float]]:
     """Metrics per mode for the BEIR dataset at `folder`, indexed into `index_dir` (temporary if None)
-    with the vector store `vectors` (default FAISS). Asking for `default` also measures `hybrid`
-    (plain RRF, k = 60: the textbook baseline the default must beat) in the same run."""
+    with the vector store `vectors` (default FAISS); `default` searches with `fusion` (default:
+    `DEFAULT_FUSION`). Asking for `default` also measures `hybrid` (plain RRF, k = 60: the textbook
+    baseline the default must beat) in the same run."""
     data = load_beir(folder, split)
     if "default" in modes and "hybrid" not in modes:  # the RRF(60) baseline is always printed beside it
         modes = [*modes, "hybrid"]
@@ -125,7 +126,7 @@ def evaluate_beir(folder: str | Path, embedder: Embedder, *, index_dir: str | Pa
     with tempfile.TemporaryDirectory(prefix="citewise-beir-index-") as tmp:
         store, doc_of = index_beir(data, Path(index_dir) if index_dir else Path(tmp), cached, vectors, milvus_token)
         try:
-            searcher = Searcher(store, cached)
+            searcher = Searcher(store, cached, fusion=fusion or DEFAULT_FUSION)
             return {m: beir_metrics(data.qrels, beir_run(searcher, data, doc_of, m)) for m in modes}
         finally:
             store.close()

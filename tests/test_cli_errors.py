@@ -156,3 +156,13 @@ def test_model_path_that_is_not_a_model(tmp_path: Path, no_model_load: None) -> 
     folder.mkdir()
     one_line_error(run(["index", str(PROFILES), "--index", str(tmp_path / "i"), "--model", str(folder)]),
                    f"embedding model path {str(folder)!r} is not a model directory")
+
+
+def test_reader_parameters_that_cannot_be_read(seed_index_dir: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    one_line_error(run(["ask", "What is Moccasin?", "--index", str(seed_index_dir)], CITEWISE_ANSWER__READER=str(missing)),
+                   "answer.reader", str(missing))
+    other = tmp_path / "old.json"
+    other.write_text(json.dumps({"names": ["cos"], "threshold": 0.5}))
+    one_line_error(run(["ask", "What is Moccasin?", "--index", str(seed_index_dir)], CITEWISE_ANSWER__READER=str(other)),
+                   "answer.reader", "train-reader")

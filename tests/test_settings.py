@@ -57,7 +57,7 @@ def test_preset_sits_between_defaults_and_env(monkeypatch: pytest.MonkeyPatch) -
     assert Settings(preset="rrf").fusion() == Fusion(**{**DEFAULT_FUSION.__dict__, **rrf})
     assert Settings(preset="default").fusion() == DEFAULT_FUSION
     wide = Settings(preset="wide")
-    assert wide.k == 20 and wide.retrieval.depth == 200 and wide.answer.max_points == 5
+    assert wide.k == 20 and wide.retrieval.depth == 200 and wide.answer.per_person == 10 and wide.answer.who_chunks == 5
     monkeypatch.setenv("CITEWISE_PRESET", "wide")
     monkeypatch.setenv("CITEWISE_RETRIEVAL__K", "7")
     s = Settings()
@@ -139,3 +139,31 @@ def test_presets_ship_with_the_package() -> None:
 
     data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     assert "presets/*.json" in data["assistant"] and PRESETS_DIR == REPO / "assistant" / "presets"
+
+
+def test_answer_settings_reach_the_reader_and_the_search(seed_index_dir: Path, tmp_path: Path) -> None:
+    """`answer.*` changes what is searched and read; `answer.reader` loads other parameters."""
+    from assistant import Assistant
+    from assistant.answer.reader import PARAMS, ReaderModel
+
+    question = "Who has worked on graph neural networks?"
+    wide = Assistant.open(seed_index_dir, settings=Settings(answer={"per_person": 2, "who_chunks": 1}))
+    try:
+        hits = wide.retrieve(question)
+        per_doc: dict[str, int] = {}
+        for h in hits:
+            per_doc[h.doc] = per_doc.get(h.doc, 0) + 1
+        assert per_doc and max(per_doc.values()) <= 2  # per_person: chunks searched per person
+        _, read, _ = wide.writer.prepare(question, hits)
+        assert len(read) == len(per_doc)  # who_chunks: one chunk per document is read
+    finally:
+        wide.store.close()
+    model = ReaderModel.load(PARAMS)
+    strict = tmp_path / "strict.json"
+    ReaderModel(**{**model.__dict__, "threshold": 0.999}).save(strict)
+    a = Assistant.open(seed_index_dir, settings=Settings(answer={"reader": str(strict)}))
+    try:
+        assert a.writer.model.threshold == 0.999
+        assert a.ask("Where did Muhammed Fatih Balin do his PhD?").abstained  # nothing is that sure
+    finally:
+        a.store.close()

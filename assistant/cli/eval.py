@@ -71,11 +71,12 @@ def eval_beir(folder: Path, index_dir: Path | None, model: str | None, split: st
     settings = cli_settings(**vectors)
     results = evaluate_beir(folder, _embedder(model), index_dir=index_dir, modes=modes or EVAL_MODES,
                             split=split, max_queries=max_queries, vectors=settings.vector_config_given(),
-                            milvus_token=settings.token())
+                            milvus_token=settings.token(), fusion=settings.fusion())
     if as_json:
         _dump(results)
     else:
-        click.echo(_table(results, f"{folder.name} ({split}): documents ranked by their best chunk"))
+        click.echo(_table(results, f"{folder.name} ({split}): documents ranked by their best chunk; "
+                                   "hybrid = RRF(60), default = the retrieval settings"))
 
 
 @eval_group.command("qa")
@@ -189,8 +190,9 @@ def _answer_table(m: dict[str, float]) -> str:
 def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...], index_root: Path | None,
                  out: Path | None, as_json: bool) -> None:
     """Fit the answer reader on the tune split of FILE (records without "split" count as tune; heldout
-    records are never read): logistic regression over candidate features, regularisation chosen by
-    cross-validation grouped by document, thresholds for <= 5 % false abstentions.
+    records are never read): a listwise ranker over candidate features, Platt-scaled, its penalty chosen
+    by cross-validation grouped by document; the abstention threshold for <= 5 % false abstentions; the
+    "who" document model. Use parameters written with --out via CITEWISE_ANSWER__READER=PATH.
 
     \b
     Example:
@@ -208,7 +210,8 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
         _dump(report)
     else:
         click.echo(f"fitted on {report['questions']} questions ({report['candidates']} candidates, "
-                   f"{report['positives']} answering); C={report['C']}, threshold {report['threshold']:.3f}, "
+                   f"{report['positives']} answering); penalty {report['penalty']}, cross-validated top-1 "
+                   f"{report['cv_top1'][str(report['penalty'])]:.3f}, threshold {report['threshold']:.3f}, "
                    f"who threshold {report['who_threshold']:.3f}; written to {out or PARAMS}")
 
 
