@@ -32,6 +32,7 @@ from index.build import Progress
 from index.embed import DEFAULT_MODEL
 from index.errors import MergeError
 from index.merge import MergeReport, merge_index
+from index.rerank import CrossEncoderReranker
 from index.shard import Shard
 from index.store import MANIFEST
 
@@ -152,8 +153,10 @@ class Assistant:
         self.store = store
         self.embedder = embedder
         self.settings = settings or Settings()
+        retrieval = self.settings.retrieval
+        reranker = CrossEncoderReranker(retrieval.reranker) if retrieval.reranker else None
         self.searcher = Searcher(store, QueryCache(embedder),  # type: ignore[arg-type]  # dim is read-only here
-                                 fusion=self.settings.fusion())
+                                 reranker=reranker, rerank_depth=retrieval.rerank_depth, fusion=self.settings.fusion())
         answer = self.settings.answer
         try:
             model = ReaderModel.load(answer.reader) if answer.reader else None

@@ -188,6 +188,20 @@ class _Retrieval(BaseModel):
                                    description="... by this much of their mean vector")
     scope_owners: bool = Field(default=DEFAULT_FUSION.scope_owners,
                                description="a query naming a document owner searches their documents first")
+    reranker: str | None = Field(default=None, description="folder of a local sentence-transformers cross-encoder "
+                                 "that re-ranks the fused candidates (none ships; off by default)")
+    rerank_depth: int = Field(default=30, ge=1, le=1000, description="candidates the reranker re-scores")
+
+    @field_validator("reranker")
+    @classmethod
+    def _local_reranker(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        path = Path(value).expanduser()
+        if not path.is_dir():
+            raise ValueError(f"no folder at {str(path)!r}: give the folder of a local cross-encoder "
+                             "(nothing is downloaded)")
+        return str(path)
 
     @field_validator("norm")
     @classmethod

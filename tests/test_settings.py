@@ -27,7 +27,7 @@ from index.search import DEFAULT_FUSION, HYBRID_RRF, Fusion
 def test_defaults_are_the_measured_fusion_and_every_fusion_field_is_a_setting() -> None:
     s = Settings()
     assert s.fusion() == DEFAULT_FUSION
-    assert set(FUSION_FIELDS) | {"k"} == set(RetrievalSettings.model_fields)
+    assert set(FUSION_FIELDS) | {"k", "reranker", "rerank_depth"} == set(RetrievalSettings.model_fields)
     assert s.k == s.retrieval.k == 10
     assert Settings(k=3).retrieval.k == 3  # the old top-level shorthand still works
 
@@ -96,7 +96,7 @@ def test_cli_settings_lists_every_knob_and_the_presets(monkeypatch: pytest.Monke
     result = CliRunner().invoke(main, ["settings", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out["settings"]["retrieval"]) == set(FUSION_FIELDS) | {"k"}
+    assert set(out["settings"]["retrieval"]) == set(RetrievalSettings.model_fields) == set(FUSION_FIELDS) | {"k", "reranker", "rerank_depth"}
     assert set(out["settings"]["answer"]) == set(AnswerSettings.model_fields)
     assert set(out["settings"]) == set(Settings.model_fields)
     assert set(out["presets"]) == set(preset_names()) and out["preset"] is None
@@ -165,5 +165,28 @@ def test_answer_settings_reach_the_reader_and_the_search(seed_index_dir: Path, t
     try:
         assert a.writer.model.threshold == 0.999
         assert a.ask("Where did Muhammed Fatih Balin do his PhD?").abstained  # nothing is that sure
+    finally:
+        a.store.close()
+
+
+def test_a_local_cross_encoder_in_settings_reranks_the_search(seed_index_dir: Path, tmp_path: Path) -> None:
+    """A real sentence-transformers CrossEncoder, built here from the packaged MiniLM weights with a fresh
+    (untrained) scoring head, since no trained cross-encoder ships offline: the scores prove it ran."""
+    from sentence_transformers import CrossEncoder
+
+    from assistant import Assistant
+    from index.embed import default_model_path
+
+    folder = tmp_path / "cross-encoder"
+    CrossEncoder(default_model_path(), num_labels=1, device="cpu").save(str(folder))
+    with pytest.raises(SettingsError, match="retrieval.reranker.*no folder at"):
+        load_settings(retrieval={"reranker": str(tmp_path / "missing")})
+    a = Assistant.open(seed_index_dir, settings=Settings(retrieval={"reranker": str(folder), "rerank_depth": 8}))
+    try:
+        hits = a.search("graph neural networks", k=5)
+        model = CrossEncoder(str(folder), device="cpu")
+        expected = model.predict([("graph neural networks", f"{h.title} | {h.section}\n{h.text}"[:2000]) for h in hits])
+        assert [h.score for h in hits] == pytest.approx([float(s) for s in expected], abs=1e-4)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     finally:
         a.store.close()
