@@ -4,14 +4,14 @@
 - cuts the hits into candidates (`candidates`), computes general features (`features`) and gives each
   candidate its own probability of answering, `sigmoid(w . standardised(x) + b)` with parameters
   fitted on a tune split (`train`; `reader.json` in this package, applied with numpy only);
-- a fact question is answered by its best candidate when its probability reaches the fitted
-  threshold, leading with the shortest phrase of the kind asked for (a date, a number, a person, a
+- a fact question is answered by its best candidate when the question's answerability reaches the
+  fitted threshold, leading with the shortest phrase of the kind asked for (a date, a number, a person, a
   place or organisation; `detect`) when the candidate holds one; at most 300 characters;
 - otherwise it abstains: "not found" plus the closest passages shown as related, not an answer.
   An abstention never claims that some word is absent from the documents;
 - a "who / which people" question lists every person (document owner; a document without owner by
-  its title, "owner unknown") whose best candidate reaches the "who" threshold, each with a quote of
-  at most ~100 characters, and a coverage note.
+  its title, tagged "owner unknown" when people are listed beside it) that the fitted "who" document
+  model accepts, each on one line of at most ~120 characters with one quote, and a coverage note.
 Every line of an answer is a verbatim slice of a cited quote, or a person's name from ingest.
 Left out: merging facts from several passages, paraphrase (see `assistant.llm` for an LLM writer).
 """
@@ -39,7 +39,7 @@ from .features import NAMES, Idf, VectorCache, features, flat, focus, owner_toke
 
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
-PER_PERSON_CHARS = 100
+PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
 QNAMES: tuple[str, ...] = ("max_p", "any_p", "gap", "best_overlap", "best_cos", "max_overlap", "best_ctx_overlap",
                            "max_ctx_overlap", "best_cos_piece")
 WNAMES: tuple[str, ...] = ("best_p", "best_p_rel", "best_cos_piece", "best_overlap", "log_doc_rank", "log_hit_rank")
@@ -313,37 +313,34 @@ class Reader:
         cites: list[Citation] = []
         lines: list[str] = []
         out: list[PersonAnswer] = []
+        mixed = any(person.owner_known for _p, person, _ids in matches)  # people and unowned documents
         for _p, person, ids in matches:
-            marks = []
-            quotes = []
-            for i in ids[:2]:
-                c = r.cands[i]
-                hit = r.hits[c.hit]
-                a, b = _short(r, i, PER_PERSON_CHARS)
-                cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
-                marks.append(len(cites))
-                quotes.append(f"{flat(hit.text[a:b])} [{len(cites)}]")
-                if len(ids) > 1:
-                    break  # one quote per person keeps the answer short; the rest are in the sources
-            label = person.name if person.owner_known else f"{person.name} (owner unknown)"
-            lines.append(f"- {label}: " + "; ".join(quotes))
-            out.append(PersonAnswer(person.name, person.docs, tuple(marks), person.owner_known))
+            # one quote per person keeps the answer short; the rest of their evidence is in the sources
+            i = ids[0]
+            c = r.cands[i]
+            hit = r.hits[c.hit]
+            # a document without a person owner goes by its title; tagged only when people are listed beside it
+            label = f"{person.name} (owner unknown)" if mixed and not person.owner_known else person.name
+            prefix = f"- {label}: "
+            a, b = _short(r, i, max(40, PER_PERSON_CHARS - len(prefix)))
+            cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
+            lines.append(f"{prefix}{flat(hit.text[a:b])} [{len(cites)}]")
+            out.append(PersonAnswer(person.name, person.docs, (len(cites),), person.owner_known))
         note = f"{searched} {kind}{plural} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
 
 
 def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
-    """The candidate's best piece (by question cosine), cut to `limit` characters at a word boundary."""
+    """The candidate's piece sharing most words with the question (the first on a tie), cut to `limit`
+    characters at a word boundary."""
     c = r.cands[i]
     text = r.hits[c.hit].text
     ids = list(c.pieces)
     best = ids[0]
     if len(ids) > 1:
-        ptexts = [flat(text[r.pieces[j].start:r.pieces[j].end]) for j in ids]
-        # the piece sharing most question words: cheap and stable
-        qw = {w.lower() for w in ptexts[0].split()} and {w.lower() for w in r.question.split()}
-        best = ids[max(range(len(ids)), key=lambda k: len(qw & {w.lower() for w in ptexts[k].split()}))]
+        qw = {w.lower() for w in r.question.split()}
+        best = max(ids, key=lambda j: len(qw & {w.lower() for w in text[r.pieces[j].start:r.pieces[j].end].split()}))
     a, b = r.pieces[best].start, r.pieces[best].end
     if b - a > limit:
         cut = text.rfind(" ", a, a + limit)
