@@ -240,7 +240,7 @@ class AnswerSettings(BaseModel):
 
     per_person: int = Field(default=6, ge=1, le=100,
                             description="'who' questions: chunks searched in each person's documents")
-    who_chunks: int = Field(default=3, ge=1, le=20,
+    who_chunks: int = Field(default=2, ge=1, le=20,
                             description="'who' questions: best chunks per document the reader reads")
     person_k: int = Field(default=24, ge=1, le=500,
                           description="a question naming a person: chunks searched in their documents")

@@ -202,7 +202,7 @@ class Reader:
     """Extractive reader with calibrated per-candidate probabilities (see the module docstring)."""
 
     def __init__(self, embedder: Embedder, store: Any = None, model: ReaderModel | None = None,
-                 per_doc: int = 3) -> None:
+                 per_doc: int = 2) -> None:
         self.embedder = embedder
         self.store = store
         self.vectors = VectorCache(embedder)
