@@ -23,10 +23,11 @@ from .docx_parser import parse_docx
 from .errors import ParseError
 from .frontmatter import split_front_matter
 from .html_parser import parse_html
-from .owner import decide_owner, decide_title
+from .owner import decide_owner
 from .parsed import Parsed, Parser
 from .pdf_parser import parse_pdf
 from .structure import detect_sections, rule_headings
+from .title import decide_title
 
 __all__ = ["PARSERS", "Parsed", "Parser", "load_document", "sniff"]
 

@@ -1,0 +1,206 @@
+"""Name candidates for the owner decision (`ingest.owner`): lines of page 1 cut into runs that may be
+a person's name, how strongly probablepeople reads a run as a person (or an organisation), and how
+well a handle (an e-mail local part, a URL, a file name) spells a name.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import unicodedata
+from functools import lru_cache
+
+from .names import fold, join_spacing_accents, split_name
+
+W_PERSON = 0.5  # probablepeople reads a person
+W_ORG = -1.5  # probablepeople reads an organisation (a word like University, Board, Centre, Ltd)
+_MONTHS = frozenset(
+    m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name, *calendar.day_abbr)
+)
+_PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la", "bin", "al", "y"})
+_SEPARATORS = re.compile(r"\s*(?:[|•·:;,/\\()\[\]<>{}\"“”«»–—]|\s-\s|\s{2,}|\t)\s*")
+_NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?|[^\W\d_]\.)$")
+_ORG_TAGS = frozenset({"CorporationNameOrganization", "CorporationLegalType", "CorporationNameBranchType",
+                       "CorporationNameBranchIdentifier", "CorporationCommitteeType"})
+_NAME_TAGS = frozenset({"GivenName", "Surname", "MiddleName", "MiddleInitial", "FirstInitial", "LastInitial",
+                        "Nickname", "SuffixGenerational", "SuffixOther", "PrefixMarital", "PrefixOther"})
+
+
+# -- normalising lines into name candidates ------------------------------------------------------------
+def normalise(text: str) -> str:
+    """NFKC, spacing accents joined, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", join_spacing_accents(text)).split())
+
+
+def _recase(token: str) -> str:
+    """"DOMINICIS" -> "Dominicis", "JEAN-PAUL" -> "Jean-Paul"; mixed case is kept ("McDonald")."""
+    if token.isupper() and len(token.rstrip(".")) > 1:
+        return "-".join(p[:1] + p[1:].lower() for p in token.split("-"))
+    return token
+
+
+def _is_name_token(tok: str) -> bool:
+    if not _NAME_TOKEN.match(tok) or tok.rstrip(".").lower() in _MONTHS:
+        return False
+    return tok[0].isupper()
+
+
+def line_names(line: str, max_words: int = 4) -> list[str]:
+    """Name-shaped windows (2-4 capitalised words, initials and particles allowed) of one line."""
+    return [name for name, _ in line_windows(line, max_words)]
+
+
+def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
+    """Name-shaped windows of a line with how alone they stand: 1.0 for a window that is a whole
+    separator-delimited part ("Aamir Sohail" in "Last edited: 5/10/2023 | Aamir Sohail"), 0.5 for a
+    whole run of capitalised words inside a longer part ("Sharbatanu Chatterjee Last updated"),
+    0.25 for a piece of a longer run ("George Mason" in "George Mason University")."""
+    out: list[tuple[str, float]] = []
+    for part in _SEPARATORS.split(normalise(line)):
+        words = [w.strip("*_'\"") for w in part.split()]
+        words = [w for w in words if w]
+        mixed = any(not w.isupper() for w in words if _is_name_token(w))
+        runs: list[list[str]] = [[]]
+        extras = 0  # acronyms and degrees beside the name ("Jane Roe CV", "Jane Roe PhD"): not name words
+        for w in words:
+            if mixed and len(runs[-1]) >= 2 and _acronym(w) and not _surname_of(" ".join([*runs[-1], w]), w):
+                extras += 1
+                if runs[-1]:
+                    runs.append([])
+            elif _is_name_token(w) or (runs[-1] and w.lower() in _PARTICLES):
+                runs[-1].append(w)
+            else:
+                if not _NAME_TOKEN.match(w) and not any(c.isalpha() for c in w):
+                    extras += 1  # digits and symbols ("2024") say nothing against the name either
+                if runs[-1]:
+                    runs.append([])
+        for run in runs:
+            upper = all(t.isupper() or len(t.rstrip(".")) <= 1 for t in run)
+            for i in range(len(run)):
+                for j in range(i + 2, min(len(run), i + max_words) + 1):
+                    win = run[i:j]
+                    if win[0].lower() in _PARTICLES or win[-1].lower() in _PARTICLES or len(win[-1].rstrip(".")) < 2:
+                        continue
+                    if sum(len(t.rstrip(".")) > 1 for t in win) < 2:
+                        continue
+                    alone = 1.0 if len(win) + extras == len(words) else (0.5 if len(win) == len(run) else 0.25)
+                    # Capitals are case-folded: a whole name in capitals, or a surname in capitals
+                    # beside a mixed-case given name ("Jean DUPONT"); short runs stay (initials "MF").
+                    out.append((" ".join(_recase(t) if upper or len(t) >= 4 else t for t in win), alone))
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _surname_of(name: str, word: str) -> bool:
+    """Whether probablepeople reads `word` as the surname of `name` ("Jean Pierre ROY": yes;
+    "Jane Roe CV": no, a suffix)."""
+    import probablepeople as pp
+
+    try:
+        tags, kind = pp.tag(name)
+    except Exception:
+        return False
+    return kind == "Person" and tags.get("Surname") == word
+
+
+def _acronym(word: str) -> bool:
+    """An acronym or degree written in capitals ("CV", "PHD", "MBA"; "Ph.D." has its dots)."""
+    letters = word.replace(".", "")
+    return letters.isalpha() and letters.isupper() and 2 <= len(letters) <= 4 or (
+        "." in word.rstrip(".") and letters.isalpha() and len(letters) <= 4)
+
+
+@lru_cache(maxsize=4096)
+def strip_title(name: str) -> str:
+    """The name without an honorific nameparser knows ("Dr. Ahmed Hassan" -> "Ahmed Hassan"); kept
+    whole when no given name and surname would remain ("Judge Reinhold")."""
+    words = name.split()
+    if len(words) < 3 or not _is_title(words[0]):
+        return name  # (nameparser itself is ~5 ms a name: only asked when its title list matches)
+    from nameparser import HumanName
+
+    h = HumanName(name)
+    if h.title and h.first and h.last and name.startswith(h.title):
+        return name[len(h.title):].strip(" ,")
+    return name
+
+
+def _is_title(word: str) -> bool:
+    from nameparser.config import CONSTANTS
+
+    return word.lower().rstrip(".") in CONSTANTS.titles
+
+
+@lru_cache(maxsize=4096)
+def person_evidence(name: str) -> float:
+    """W_PERSON when probablepeople reads `name` as a person, W_ORG when it finds an organisation's
+    words in it, 0 when unsure."""
+    import probablepeople as pp
+
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    try:
+        tags, kind = pp.tag(plain)
+    except Exception:  # RepeatedLabelError: a label came twice ("Radu Andrei Parvulescu" -> two surnames)
+        try:
+            labels = {label for _, label in pp.parse(plain)}
+        except Exception:
+            return 0.0
+        return W_PERSON if labels <= _NAME_TAGS and "Surname" in labels else 0.0
+    if kind == "Person" and set(tags) <= _NAME_TAGS and ("Surname" in tags or "LastInitial" in tags):
+        return W_PERSON
+    if set(tags) & _ORG_TAGS:
+        return W_ORG
+    return 0.0
+
+
+# -- handles: e-mail, URL, file name -------------------------------------------------------------------
+def _alnum(s: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", fold(s))
+
+
+def _handle_words(s: str) -> list[str]:
+    """Words of a handle or file name: split at separators and case changes, digits dropped."""
+    s = re.sub(r"([a-z])([A-Z])", r"\1 \2", s)
+    return [w for w in re.split(r"[^A-Za-zÀ-ÿ]+", s) if len(w) >= 2]
+
+
+def agreement(name: str, handle: str) -> float:
+    """How well `handle` (an e-mail local part, a URL, a file name) spells `name`: 0.8 when it holds
+    the surname, 0.6 for a long surname prefix ("mrevsin1"), plus 0.2 when it also holds a given
+    name (so 1.0 means the whole name); 0.4 for a given name alone, 0 otherwise."""
+    h = _alnum(handle)
+    if not h:
+        return 0.0
+    given, surname = split_name(name)
+    sur = re.sub(r"[^a-z0-9]", "", surname)
+    if len(sur) < 2:
+        return 0.0
+    score = 0.0
+    if len(sur) >= 3 and sur in h:
+        score = 0.8
+    elif len(sur) >= 5 and sur[: max(4, len(sur) - 2)] in h:
+        score = 0.6
+    if any(len(g) >= 3 and re.sub(r"[^a-z]", "", g) in h for g in given):
+        score = score + 0.2 if score else 0.4
+    initials = "".join(t[0] for t in (*given, *surname.split()) if t)
+    if len(initials) >= 3 and re.match(r"[a-z]+", h) and re.match(r"[a-z]+", h).group(0) == initials:  # type: ignore[union-attr]
+        score = max(score, 0.6)  # "rap348" for Radu Andrei Pârvulescu
+    return min(score, 1.0)
+
+
+def _handle_names(words: list[str]) -> list[str]:
+    """A person's name spelled by handle words ("nick", "danis" -> "Nick Danis"; "Jane_Roe_CV" ->
+    "Jane Roe"): the leftmost two words of three letters or more that probablepeople reads as exactly
+    a given name and a surname; [] when none do."""
+    import probablepeople as pp
+
+    words = [w for w in words if len(w) >= 3]
+    for i in range(len(words) - 1):
+        pair = [w.capitalize() if w.islower() or w.isupper() else w for w in words[i : i + 2]]
+        try:
+            tags, kind = pp.tag(" ".join(pair))
+        except Exception:
+            continue
+        if kind == "Person" and set(tags) == {"GivenName", "Surname"}:
+            return [" ".join(pair)]
+    return []
