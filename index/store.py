@@ -24,7 +24,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from filelock import FileLock, Timeout
 from . import lexical, meta, owners, postings
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
+from .manifest import DATABASE, FORMAT, FORMAT_VERSION, MANIFEST, Manifest, _write_atomic
 from .migrations import MIGRATIONS, migrate, schema_version
 from .sql import select_in
 from .vector_store import (
@@ -43,36 +44,12 @@ from .vector_store import (
     VectorStore,
     check_new_collection,
     describe_config,
-    fsync_dir,
     open_vector_store,
     resolve_config,
 )
 from .writer import Writer
 
 log = logging.getLogger(__name__)
-
-FORMAT = "citewise-index"
-FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
-DATABASE = "chunks.sqlite"
-
-
-@dataclass(frozen=True)
-class Manifest:
-    format: str
-    format_version: int
-    embedder: str
-    dim: int
-    created: str
-    vectors: dict[str, Any] = field(default_factory=dict)  # VectorConfig; {} (FAISS) in indexes before it
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @property
-    def vector_config(self) -> VectorConfig:
-        return VectorConfig(**self.vectors)
-
 
 @dataclass(frozen=True)
 class DocRecord:
@@ -113,16 +90,6 @@ class StoredChunk:
         d = asdict(self)
         del d["id"]
         return d
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
 
 
 _CHUNK_SELECT = f"""
