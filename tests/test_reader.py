@@ -65,6 +65,21 @@ def test_detectors_read_question_syntax_and_text_shapes():
     assert detect.phrase("number", "no digits here") is None
 
 
+def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
+    text = ("stimulating factor (GM-CSF), platelet agonists (for example, eltrombopag, TPO, interleukin-11), must "
+            "have a 2-week interval between receiving growth factor support and screening assessment.")
+    spans = [text[a:b] for a, b in detect._spans("number", text, frozenset())]
+    assert spans == ["2-week"]  # "11" of interleukin-11 is part of a name, not a quantity
+    two = "The pilot, age 85, was attempting to land. He reported a total flight experience of 2,319 hours."
+    assert [two[a:b] for a, b in detect._spans("number", two, frozenset())] == ["85", "2,319 hours"]
+    a, b = detect.phrase("number", two) or (0, 0)
+    assert two[a:b] == "85"  # no question words: the first
+    a, b = detect.phrase("number", two, near={"flight": 2.0, "experience": 2.0, "total": 1.0}) or (0, 0)
+    assert two[a:b] == "2,319 hours"
+    a, b = detect.phrase("number", two, near={"pilot": 1.0, "age": 2.0}) or (0, 0)
+    assert two[a:b] == "85"
+
+
 def test_features_use_collection_idf_and_cached_embeddings(seed_assistant, embedder):
     question = "What does Moccasin do?"
     hits = seed_assistant.search(question, 4)
@@ -206,3 +221,32 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
     assert np.allclose(again.prob(r.x), model.prob(r.x), atol=1e-5)
     docs, xd, _ = doc_features(r)
     assert len(docs) == len(xd) and np.allclose(again.matches(xd), model.matches(xd), atol=1e-5)
+
+
+# Questions written from the documents' text before citewise was run on them (not in the eval files, never
+# fitted on): a trial protocol's eligibility criteria, a CV's dissertation entry, an agency plan's strategies.
+OWN_QUESTIONS = [
+    ("What creatinine clearance rate does the renal function criterion of the myeloma trial require?", "trial01", "30"),
+    ("What hemoglobin level must the blood routine test show before C1D1?", "trial01", "75"),
+    ("How long must patients wait after growth factor support before the screening assessment?", "trial01", "2-week"),
+    ("What total bilirubin limit applies to trial patients with Gilbert's syndrome?", "trial01", "3"),
+    ("Who supervised Nowell Phelps's dissertation on the coevolutionary voter model?", "cv13", "Lambiotte"),
+    ("What grade did Phelps's hypergraph voter model dissertation receive?", "cv13", "81"),
+    ("By which fiscal year will NARA develop visitor research and audience evaluation tools?", "report01", "2024"),
+    ("Which NARA exhibits must meet its standards for accessible museum design?", "report01", "permanent exhibits"),
+]
+
+
+@pytest.mark.slow
+def test_questions_written_before_running_citewise(tmp_path_factory, embedder):
+    docs = require_shared(REALDOCS / "docs")
+    picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("trial01", "cv13", "report01"))]
+    store, _ = build_index(picked, tmp_path_factory.mktemp("own-questions"), embedder=embedder)
+    assistant = Assistant(store, embedder)
+    right = []
+    for question, doc, fact in OWN_QUESTIONS:
+        a = assistant.ask(question)
+        _quotes_exact(assistant, a)
+        right.append(not a.abstained and fact in a.answer and any(doc in c.doc for c in a.citations))
+    # measured 7 of 8 when written (the hemoglobin criterion sits across a chunk boundary)
+    assert sum(right) >= 6, right

@@ -16,7 +16,9 @@ KINDS = ("date", "number", "person", "place")
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
 _TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-_NUMBER = re.compile(r"(?<![\w.])[$€£¥]?\d[\d,.]*(?:\s?%|\s?[A-Za-z]+)?")
+# a number glued to a word by a hyphen ("interleukin-11", "GM-CSF-2") is part of a name, not a quantity;
+# a unit may follow after a space or a hyphen ("2-week", "30 mL")
+_NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:\s?%|[\s-]?[A-Za-z]+)?")
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
 
 
@@ -135,26 +137,55 @@ def is_list(question: str, names_someone: bool) -> bool:
     return False
 
 
-def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> tuple[int, int] | None:
-    """Offsets of the shortest verbatim phrase of `kind` in `text`, the first one found, or None."""
+def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int]]:
+    """Every verbatim phrase of `kind` in `text`, in order."""
     if kind == "date":
         try:
             from dateparser.search import search_dates
 
             found = search_dates(text, languages=["en"]) or []
-        except Exception:  # dateparser fails on some inputs: fall back to a year
+        except Exception:  # dateparser fails on some inputs: fall back to years
             found = []
+        out: list[tuple[int, int]] = []
+        at = 0
         for s, _ in found:
-            if has_year(s) and s in text:
-                i = text.index(s)
-                return i, i + len(s.strip())
-        m = _YEAR.search(text)
-        return (m.start(), m.end()) if m else None
+            i = text.find(s, at)
+            if has_year(s) and i >= 0:
+                out.append((i, i + len(s.strip())))
+                at = i + len(s)
+        return out or [(m.start(), m.end()) for m in _YEAR.finditer(text)]
     if kind == "number":
-        m = _NUMBER.search(text)
-        return (m.start(), m.end()) if m else None
+        return [(m.start(), m.end()) for m in _NUMBER.finditer(text)]
     if kind in ("person", "place"):
-        for k, a, b in entities(text):
-            if k == kind and _other(text, a, b, exclude):
-                return a, b
-    return None
+        return [(a, b) for k, a, b in entities(text) if k == kind and _other(text, a, b, exclude)]
+    return []
+
+
+def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
+           near: dict[str, float] | None = None) -> tuple[int, int] | None:
+    """Offsets of a verbatim phrase of `kind` in `text`, or None.
+
+    With `near` (question words -> weight, e.g. IDF), the phrase closest to the question's words
+    wins: each word found in the text adds weight / (1 + its distance in words to the phrase), so
+    "2-week" beats "11" in "interleukin-11), must have a 2-week interval between receiving growth
+    factor support" for "How long ... after growth factor support?". Without it, the first one.
+    """
+    spans = _spans(kind, text, exclude)
+    if not spans or not near or len(spans) == 1:
+        return spans[0] if spans else None
+    words = [(m.start(), m.group(0).lower()) for m in _TOKENS.finditer(text)]
+    index_of = [i for i, _ in words]
+
+    def closeness(span: tuple[int, int]) -> float:
+        import bisect
+
+        a = bisect.bisect_left(index_of, span[0])
+        b = bisect.bisect_left(index_of, span[1])
+        score = 0.0
+        for w, weight in near.items():
+            dist = [min(abs(j - a), abs(j - b)) for j, (_, t) in enumerate(words) if t.strip(".,;:'’") == w]
+            if dist:
+                score += weight / (1 + min(dist))
+        return score
+
+    return max(spans, key=closeness)  # the first on a tie

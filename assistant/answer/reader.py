@@ -35,7 +35,7 @@ from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import Candidate, Piece, candidates, pieces_of
-from .features import NAMES, Idf, VectorCache, features, flat, focus, owner_tokens
+from .features import NAMES, Idf, VectorCache, features, flat, focus, lemma, owner_tokens
 
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
@@ -262,7 +262,14 @@ class Reader:
         text = hit.text[c.start:c.end]
         cite = citation_from_hit(1, hit, c.start, c.end, score=p)
         kind = detect.asked(r.question)
-        span = detect.phrase(kind, text, owner_tokens(hit.owner)) if kind else None
+        span = None
+        if kind:
+            idf = self.idf(r.hits)
+            owner = owner_tokens(hit.owner)
+            near = {w.lower(): idf(lemma(w)) for w in focus(r.question, r.hits).split()
+                    if w.lower().strip(".,;:?!'’") not in owner}
+            near = {w.strip(".,;:?!'’"): v for w, v in near.items() if w.strip(".,;:?!'’")}
+            span = detect.phrase(kind, text, owner, near)
         body = flat(text)
         fact = ""
         if span:
