@@ -250,3 +250,16 @@ def test_questions_written_before_running_citewise(tmp_path_factory, embedder):
         right.append(not a.abstained and fact in a.answer and any(doc in c.doc for c in a.citations))
     # measured 7 of 8 when written (the hemoglobin criterion sits across a chunk boundary)
     assert sum(right) >= 6, right
+
+
+def test_the_question_is_read_without_the_names_it_is_scoped_by(seed_assistant):
+    from assistant.answer.features import focus, without_names
+
+    assert without_names("Where did Muhammed Fatih Balin do his PhD?", ["Muhammed Fatih Balin"]) == "Where did do his PhD?"
+    assert without_names("What is Radu Andrei Pârvulescu's pseudonym?", ["Radu Andrei Parvulescu"]) == "What is pseudonym?"
+    assert without_names("Balin?", ["Muhammed Fatih Balin"]) == "Balin?"  # nothing would be left: unchanged
+    hits = seed_assistant.retrieve("Where did Muhammed Fatih Balin do his PhD?")
+    assert focus("Where did Muhammed Fatih Balin do his PhD?", hits) == "Where did do his PhD?"
+    # the CV's header repeats the name and "PH.D. CANDIDATE"; the answer is the education entry
+    a = seed_assistant.ask("Where did Muhammed Fatih Balin do his PhD?")
+    assert not a.abstained and "Georgia Institute of Technology" in a.citations[0].quote, a.answer

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from index import Embedder, Hit
+from ingest.names import fold
 
 from . import detect
 from .candidates import Candidate, Piece
@@ -141,12 +142,6 @@ def owner_tokens(owner: str | None) -> frozenset[str]:
     return frozenset(w.lower().strip(".,") for w in (owner or "").split() if len(w.strip(".,")) > 1)
 
 
-def _fold(word: str) -> str:
-    import unicodedata
-
-    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
-
-
 def focus(question: str, hits: Sequence[Hit]) -> str:
     """The question without the names of the people whose documents were retrieved.
 
@@ -160,11 +155,11 @@ def focus(question: str, hits: Sequence[Hit]) -> str:
 def without_names(question: str, names: Sequence[str]) -> str:
     """`question` without the words (and possessives) of `names`, compared case- and accent-free;
     the question itself when nothing else would be left."""
-    words = {_fold(w) for name in names for w in owner_tokens(name)}
+    words = {fold(w) for name in names for w in owner_tokens(name)}
     if not words:
         return question
-    out = _POSSESSIVE.sub(lambda m: "" if _fold(m.group(1)) in words else m.group(0), question)
-    out = " ".join(w for w in out.split() if _fold(w.strip(".,;:?!\"'()")) not in words)
+    out = _POSSESSIVE.sub(lambda m: "" if fold(m.group(1)) in words else m.group(0), question)
+    out = " ".join(w for w in out.split() if fold(w.strip(".,;:?!\"'()")) not in words)
     return out if any(c.isalpha() for c in out) else question
 
 

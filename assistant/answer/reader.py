@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -266,10 +267,8 @@ class Reader:
         if kind:
             idf = self.idf(r.hits)
             owner = owner_tokens(hit.owner)
-            near = {w.lower(): idf(lemma(w)) for w in focus(r.question, r.hits).split()
-                    if w.lower().strip(".,;:?!'’") not in owner}
-            near = {w.strip(".,;:?!'’"): v for w, v in near.items() if w.strip(".,;:?!'’")}
-            span = detect.phrase(kind, text, owner, near)
+            words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
+            span = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words})
         body = flat(text)
         fact = ""
         if span:
