@@ -37,6 +37,7 @@ from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import Candidate, Piece, candidates, pieces_of
 from .features import NAMES, Idf, VectorCache, features, flat, focus, lemma, owner_tokens
+from .resolve import people_named, stored_aliases
 
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
@@ -239,8 +240,12 @@ class Reader:
     def prepare(self, question: str, hits: Sequence[Hit]) -> tuple[bool, list[Hit], list[Person]]:
         """Is it a "who" question, the hits to read (a few per document for "who"), and the people."""
         people = people_of_hits(hits)
-        q = analyze(question, [p.name for p in people if p.owner_known])
-        is_who = q.kind == "people" or detect.is_list(question, bool(q.persons))
+        owners = [p.name for p in people if p.owner_known]
+        q = analyze(question, owners)
+        # a question naming someone (by the resolver's alias rules, as its search was scoped) asks about them
+        aliases = stored_aliases(self.store) if self.store is not None else None
+        named = bool(q.persons) or bool(people_named(question, owners, aliases))
+        is_who = not named and (q.kind == "people" or detect.is_list(question, False))
         return is_who, (_top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:

@@ -146,7 +146,7 @@ def aliases_of(name: str, others: Sequence[str] = ()) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _stored_aliases(store: Store) -> dict[str, tuple[str, ...]] | None:
+def stored_aliases(store: Store) -> dict[str, tuple[str, ...]] | None:
     """Owner -> aliases as the index stores them (ingest's owner detection), when it does."""
     getter = getattr(store, "owner_aliases", None)
     if getter is None:
@@ -299,7 +299,7 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     if not words:
         return Resolution()
     known = [p for p in people.all() if p.owner_known]
-    stored = _stored_aliases(store)
+    stored = stored_aliases(store)
     names = [p.name for p in known]
     aliases: dict[str, tuple[str, ...]] = {}
     for p in known:
