@@ -117,11 +117,10 @@ def _fit_ranker(samples: Sequence[Sample], lam: float) -> tuple[np.ndarray, np.n
         total, grad = lam * float(w @ w) * len(lists), 2 * lam * w * len(lists)
         for xs, pos in lists:
             z = xs @ w
-            e = np.exp(z - z.max())
-            p = e / e.sum()
-            pp = np.where(pos, p, 0.0)
-            total -= float(np.log(pp.sum()))
-            grad -= (pp / pp.sum()) @ xs - p @ xs
+            p = np.exp(z - _logsumexp(z))  # softmax over the question's candidates
+            q = np.exp(z[pos] - _logsumexp(z[pos]))  # ... and over its right ones
+            total -= _logsumexp(z[pos]) - _logsumexp(z)
+            grad -= q @ xs[pos] - p @ xs
         n = max(len(lists), 1)
         return total / n, grad / n
 
@@ -131,6 +130,11 @@ def _fit_ranker(samples: Sequence[Sample], lam: float) -> tuple[np.ndarray, np.n
     platt = LogisticRegression(C=1.0, max_iter=1000).fit(z[:, None], y)
     a = float(platt.coef_[0][0])
     return mean, scale, (a * w).astype(np.float32), float(platt.intercept_[0])
+
+
+def _logsumexp(z: np.ndarray) -> float:
+    top = float(z.max())
+    return top + float(np.log(np.exp(z - top).sum()))
 
 
 def _prob(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, coef: np.ndarray, b: float) -> np.ndarray:
