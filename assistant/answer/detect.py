@@ -9,6 +9,7 @@ probablepeople's person / corporation tagging of capitalised runs. No domain wor
 
 from __future__ import annotations
 
+import bisect
 import re
 from functools import lru_cache
 
@@ -16,7 +17,7 @@ KINDS = ("date", "number", "person", "place")
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
 _TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-# a number glued to a word by a hyphen ("interleukin-11", "GM-CSF-2") is part of a name, not a quantity;
+# a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
 # a unit may follow after a space or a hyphen ("2-week", "30 mL")
 _NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:\s?%|[\s-]?[A-Za-z]+)?")
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
@@ -167,25 +168,22 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
 
     With `near` (question words -> weight, e.g. IDF), the phrase closest to the question's words
     wins: each word found in the text adds weight / (1 + its distance in words to the phrase), so
-    "2-week" beats "11" in "interleukin-11), must have a 2-week interval between receiving growth
-    factor support" for "How long ... after growth factor support?". Without it, the first one.
+    "3 days" beats "2019" in "Since 2019 the office keeps records for 3 days after a request is
+    closed" for "How long are records kept after a request is closed?". Without it, the first one.
     """
     spans = _spans(kind, text, exclude)
     if not spans or not near or len(spans) == 1:
         return spans[0] if spans else None
-    words = [(m.start(), m.group(0).lower()) for m in _TOKENS.finditer(text)]
-    index_of = [i for i, _ in words]
+    starts: list[int] = []
+    at: dict[str, list[int]] = {}  # question word -> its word positions in the text
+    for n, m in enumerate(_TOKENS.finditer(text)):
+        starts.append(m.start())
+        w = m.group(0).lower().strip(".,;:'’")
+        if w in near:
+            at.setdefault(w, []).append(n)
 
     def closeness(span: tuple[int, int]) -> float:
-        import bisect
-
-        a = bisect.bisect_left(index_of, span[0])
-        b = bisect.bisect_left(index_of, span[1])
-        score = 0.0
-        for w, weight in near.items():
-            dist = [min(abs(j - a), abs(j - b)) for j, (_, t) in enumerate(words) if t.strip(".,;:'’") == w]
-            if dist:
-                score += weight / (1 + min(dist))
-        return score
+        a, b = bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
+        return sum(near[w] / (1 + min(min(abs(j - a), abs(j - b)) for j in js)) for w, js in at.items())
 
     return max(spans, key=closeness)  # the first on a tie
