@@ -182,6 +182,8 @@ class _Retrieval(BaseModel):
                        description="candidates taken from each list (at least 2k)")
     context_weight: float = Field(default=DEFAULT_FUSION.context_weight, ge=0.0,
                                   description="BM25 weight of the context column (title, owner, section)")
+    doc_weight: float = Field(default=DEFAULT_FUSION.doc_weight, ge=0.0,
+                              description="lexical: share of the chunk's whole-document BM25 added to its own")
     feedback: int = Field(default=DEFAULT_FUSION.feedback, ge=0, le=100,
                           description="pseudo-relevance feedback: top fused chunks the query moves towards (0: off)")
     feedback_weight: float = Field(default=DEFAULT_FUSION.feedback_weight, ge=0.0,

@@ -307,7 +307,7 @@ def part2(chunks_target: int, keep: Path | None) -> None:
             search_t.append(time.perf_counter() - t0)
             time.sleep(PAUSE)
             t0 = time.perf_counter()
-            store.lexical_search(qq, 100, None, DEFAULT_FUSION.context_weight)
+            store.lexical_search(qq, 100, None, DEFAULT_FUSION.context_weight, DEFAULT_FUSION.doc_weight)
             lex_t.append(time.perf_counter() - t0)
             time.sleep(PAUSE)
             t0 = time.perf_counter()

@@ -138,13 +138,15 @@ def search(
     doc_ids: Sequence[int] | None = None,
     cache: postings.Cache | None = None,
     k1: float = postings.K1,
+    doc_weight: float = 0.0,
 ) -> list[tuple[int, float]]:
     """(chunk id, BM25 score, higher is better) of the `k` best chunks; only in `doc_ids` when given.
 
     FTS5's BM25 over the query's terms OR-ed, computed from `index.postings` (with `k1=FTS5_K1`,
     the ranking of `bm25()` with weights 1.0 for the text and `context_weight` for the context
     column). A term the query repeats counts as often as it is repeated (query-term frequency:
-    without it CACM's long queries lost 0.04 nDCG@10 to bm25s, bench/lexical.py).
+    without it CACM's long queries lost 0.04 nDCG@10 to bm25s, bench/lexical.py). `doc_weight`
+    adds that much of the chunk's whole document's BM25 (`postings.search`).
     """
     if k <= 0 or (doc_ids is not None and not doc_ids):
         return []
@@ -153,7 +155,8 @@ def search(
         q = (f"SELECT r.row FROM {postings.ROWS} r JOIN chunks c ON c.id = r.id"
              f" WHERE c.doc_id IN ({','.join('?' * len(doc_ids))})")
         allowed = np.array([r[0] for r in db.execute(q, list(doc_ids))], dtype=np.int64)
-    return postings.search(db, terms(query), k, context_weight=context_weight, allowed=allowed, cache=cache, k1=k1)
+    return postings.search(db, terms(query), k, context_weight=context_weight, allowed=allowed, cache=cache, k1=k1,
+                           doc_weight=doc_weight)
 
 
 def fts5_search(db: sqlite3.Connection, query: str, k: int, *, context_weight: float = 0.5) -> list[tuple[int, float]]:

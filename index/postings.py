@@ -32,6 +32,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,6 +53,8 @@ _ROWS_AT_ONCE = 10_000  # rows counted at a time
 SPARE_ROWS = 1024  # row numbers are renumbered when the largest exceeds 2 x rows + this
 
 Row = tuple[int, str, str]  # (chunk id, pre-tokenised text, pre-tokenised context), as FTS5 holds them
+
+_BY_DOC = "\x00doc"  # cache key suffix of a term's document-level impacts (no term holds a NUL)
 
 _local = threading.local()
 
@@ -197,6 +200,7 @@ class Cache:
         self.size = 0
         self.lock = threading.Lock()
         self.ids = np.empty(0, np.int64)  # chunk id by row number (-1: a free number)
+        self.docs = Documents.empty()
         self.synced = False
 
     def sync(self, db: sqlite3.Connection, generation: str | None) -> None:
@@ -207,6 +211,7 @@ class Cache:
             self.size = 0
             self.generation = generation
             self.ids = _ids_by_row(db)
+            self.docs = Documents.read(db, len(self.ids))
 
     def get(self, key: tuple[str, float, float, float]) -> tuple[np.ndarray, np.ndarray] | None:
         found = self.items.get(key)
@@ -220,6 +225,53 @@ class Cache:
         while self.size > self.max_bytes and self.items:
             _, (ids, scores) = self.items.popitem(last=False)
             self.size -= ids.nbytes + scores.nbytes
+
+
+@dataclass(frozen=True)
+class Documents:
+    """Which document each row's chunk is in, and each document's length: what scoring a term
+    over whole documents needs (`doc_impacts`). Lengths are in characters (text and context of all
+    the document's chunks): BM25 only uses a length over the average length, and characters are
+    read from integer columns, not by tokenising again."""
+
+    of_row: np.ndarray  # dense document number by row number (-1: a free row number)
+    length: np.ndarray  # characters, by document number
+
+    @classmethod
+    def empty(cls) -> Documents:
+        return cls(np.empty(0, np.int64), np.empty(0, np.float64))
+
+    @classmethod
+    def read(cls, db: sqlite3.Connection, n_rows: int) -> Documents:
+        got = np.array(db.execute(
+            f"SELECT r.row, c.doc_id, c.end - c.start + length(c.context) FROM {ROWS} r JOIN chunks c ON c.id = r.id"
+        ).fetchall(), dtype=np.int64).reshape(-1, 3)
+        of_row = np.full(n_rows, -1, dtype=np.int64)
+        if not len(got):
+            return cls(of_row, np.empty(0, np.float64))
+        docs, dense = np.unique(got[:, 1], return_inverse=True)
+        of_row[got[:, 0]] = dense
+        return cls(of_row, np.bincount(dense, weights=got[:, 2], minlength=len(docs)).astype(np.float64))
+
+
+def doc_impacts(cols: dict[str, np.ndarray], weight: float, docs: Documents, k1: float = K1,
+                b: float = B) -> tuple[np.ndarray, np.ndarray]:
+    """(document numbers, BM25 score) of one term over whole documents: a document's count is the
+    sum of its chunks' counts (text + `weight` x context), its length its chunks' lengths. IDF is
+    Lucene's ln(1 + (N - n + 0.5) / (n + 0.5)), never 0: a collection of a few dozen documents
+    has terms in more than half of them that still tell documents apart."""
+    of_row = docs.of_row[cols["row"][cols["row"] < len(docs.of_row)]]
+    f_row = (cols["text"] + weight * cols["context"].astype(np.float64))[: len(of_row)]
+    keep = of_row >= 0
+    n_docs = len(docs.length)
+    if not n_docs or not keep.any():
+        return np.empty(0, np.int64), np.empty(0, np.float64)
+    f = np.bincount(of_row[keep], weights=f_row[keep], minlength=n_docs)
+    where = np.flatnonzero(f)
+    idf = math.log(1.0 + (n_docs - len(where) + 0.5) / (len(where) + 0.5))
+    avg = float(docs.length.mean()) or 1.0
+    fd = f[where]
+    return where, idf * (k1 + 1.0) * fd / (fd + k1 * (1 - b + b * docs.length[where] / avg))
 
 
 def _ids_by_row(db: sqlite3.Connection) -> np.ndarray:
@@ -343,12 +395,18 @@ def _impacts(cols: dict[str, np.ndarray], weight: float, n_rows: int, avgdl: flo
 
 def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, context_weight: float = 0.5,
            allowed: np.ndarray | None = None, cache: Cache | None = None, k1: float = K1,
-           b: float = B) -> list[tuple[int, float]]:
+           b: float = B, doc_weight: float = 0.0) -> list[tuple[int, float]]:
     """(chunk id, BM25 score, higher is better) of the `k` best chunks holding any of `query_terms`
     (`index.lexical` terms, each counted as often as the query repeats it, as FTS5 counts the
     phrases of an OR query: "parallel languages; languages for parallel computation" weighs its
     two repeated words twice, as BM25's query-term frequency does); only the row numbers in
-    `allowed` when given. `db` must be in autocommit mode. `k1=FTS5_K1` ranks as FTS5's bm25()."""
+    `allowed` when given. `db` must be in autocommit mode. `k1=FTS5_K1` ranks as FTS5's bm25().
+
+    `doc_weight` > 0 adds that much of the chunk's document's BM25 (`doc_impacts`) to each
+    matching chunk's score: a chunk is also judged by the document it is in, as whole-document
+    BM25 judges it, and a document whose words are spread over several chunks is not lost to
+    one that packs them into one (bench/lexical.py).
+    """
     phrases = [s for t in query_terms for s in stems(t)]
     if not phrases or k <= 0:
         return []
@@ -360,11 +418,15 @@ def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, contex
             n_rows, n_tokens, generation = _stats(db)
             cache.sync(db, generation)
             found = {t: v for t in wanted if (v := cache.get((t, context_weight, k1, b))) is not None}
-            for t, blob in _blobs(db, [t for t in wanted if t not in found]).items():
+            by_doc = {t: v for t in wanted if doc_weight and (v := cache.get((t + _BY_DOC, context_weight, k1, b))) is not None}
+            for t, blob in _blobs(db, [t for t in wanted if t not in found or (doc_weight and t not in by_doc)]).items():
                 cols = _columns(blob)
                 found[t] = (cols["row"], _impacts(cols, context_weight, n_rows, n_tokens / n_rows, k1, b))
                 cache.put((t, context_weight, k1, b), found[t])
-            ids = cache.ids
+                if doc_weight:
+                    by_doc[t] = doc_impacts(cols, context_weight, cache.docs, k1, b)
+                    cache.put((t + _BY_DOC, context_weight, k1, b), by_doc[t])
+            ids, docs = cache.ids, cache.docs
         finally:
             db.execute("COMMIT")
     parts = [found[p] for p in phrases if p in found]
@@ -373,6 +435,13 @@ def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, contex
     # Sum per chunk over a dense array indexed by row number: one pass, no sort.
     total = np.bincount(np.concatenate([o for o, _ in parts]), weights=np.concatenate([sc for _, sc in parts]),
                         minlength=len(ids))
+    if doc_weight and by_doc:
+        doc_parts = [by_doc[p] for p in phrases if p in by_doc]
+        doc_total = np.bincount(np.concatenate([d for d, _ in doc_parts]),
+                                weights=np.concatenate([sc for _, sc in doc_parts]), minlength=len(docs.length))
+        hit = np.flatnonzero(total[: len(docs.of_row)] > 0)
+        of = docs.of_row[hit]
+        total[hit[of >= 0]] += doc_weight * doc_total[of[of >= 0]]
     if allowed is not None:
         mask = np.zeros(len(ids), dtype=bool)
         mask[allowed[allowed < len(ids)]] = True

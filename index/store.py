@@ -436,7 +436,7 @@ class Store:
             return [r[0] for r in select_in(self._db, "SELECT doc_id FROM documents WHERE path", paths)]
 
     def lexical_search(self, query: str, k: int, docs: Iterable[str] | None = None,
-                       context_weight: float = 0.5) -> list[tuple[int, float]]:
+                       context_weight: float = 0.5, doc_weight: float = 0.0) -> list[tuple[int, float]]:
         """(chunk id, BM25 score) of the `k` best chunks (FTS5's ranking, `index.postings`); only in
         `docs` (paths) when given.
 
@@ -446,7 +446,8 @@ class Store:
         doc_ids = None if docs is None else self.doc_ids(docs)
         db, lock = self._lexical_db()
         with lock:
-            return lexical.search(db, query, k, context_weight=context_weight, doc_ids=doc_ids, cache=self._postings)
+            return lexical.search(db, query, k, context_weight=context_weight, doc_ids=doc_ids, cache=self._postings,
+                                  doc_weight=doc_weight)
 
     def _lexical_db(self) -> tuple[sqlite3.Connection, threading.Lock]:
         """The lexical search's read-only connection and its lock, opened on first use (closed with the object)."""

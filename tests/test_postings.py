@@ -225,3 +225,59 @@ def test_a_repeated_query_term_weighs_more(tmp_path: Path) -> None:
     for i in both:
         assert twice[i] == pytest.approx(once[i] + graph[i])
     assert lexical.search(db, "graph", 5, k1=1.2) != lexical.search(db, "graph", 5, k1=2.0)  # k1 is used
+
+
+def _doc_bm25(db: sqlite3.Connection, query: str, weight: float) -> dict[int, float]:
+    """Reference whole-document BM25 (Lucene IDF, k1 1.5, b 0.75), by chunk id, computed in plain
+    Python from the stored rows: a document's counts are its chunks' counts summed, its length
+    the characters of its chunks' text and context."""
+    rows = db.execute("SELECT c.id, c.doc_id, f.text, f.context, c.end - c.start + length(c.context)"
+                      f" FROM chunks c JOIN {lexical.FTS_TABLE} f ON f.rowid = c.id").fetchall()
+    counts: dict[int, dict[str, float]] = {}
+    length: dict[int, float] = {}
+    for _, doc, text, context, chars in rows:
+        c = counts.setdefault(doc, {})
+        for col, w in ((text, 1.0), (context, weight)):
+            for word in col.split():
+                for s in postings.stems(word):
+                    c[s] = c.get(s, 0.0) + w
+        length[doc] = length.get(doc, 0.0) + chars
+    n, avg = len(counts), sum(length.values()) / len(length)
+    score = dict.fromkeys(counts, 0.0)
+    for t in [s for term in lexical.terms(query) for s in postings.stems(term)]:
+        df = sum(1 for c in counts.values() if c.get(t))
+        idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        for doc, c in counts.items():
+            f = c.get(t, 0.0)
+            score[doc] += idf * f * 2.5 / (f + 1.5 * (0.25 + 0.75 * length[doc] / avg)) if f else 0.0
+    return {i: score[doc] for i, doc, *_ in rows}
+
+
+def test_document_evidence_adds_the_whole_documents_bm25(tmp_path: Path) -> None:
+    """`doc_weight` adds that much of the chunk's document's BM25 to each matching chunk, and no
+    chunk without a query term is brought in by its document."""
+    store = _build(PROFILES, tmp_path / "index")
+    db = store._db
+    for query in ("graph neural networks", "PhD university advisor", "GPU training systems systems"):
+        plain = dict(lexical.search(db, query, 500))
+        both = dict(lexical.search(db, query, 500, doc_weight=0.5, cache=postings.Cache()))
+        ref = _doc_bm25(db, query, 0.5)
+        assert set(both) == set(plain) and plain
+        for i in plain:
+            assert both[i] == pytest.approx(plain[i] + 0.5 * ref[i], rel=1e-9)
+        assert len({round(ref[i], 9) for i in plain}) > 1  # the documents score differently
+
+
+def test_document_evidence_follows_new_documents(tmp_path: Path) -> None:
+    """A write changes every document statistic (N, lengths, counts); cached document impacts are
+    not reused across it."""
+    docs = tmp_path / "docs"
+    write_docs(docs, 4)
+    store = _build(docs, tmp_path / "index")
+    store.lexical_search("document w1 w2", 5, None, 1.0, 0.5)
+    (docs / "new.txt").write_text("A document.\n\nw1 w2 w1 and another document.\n")
+    index_paths([docs], store, HashEmbedder())
+    cached = store.lexical_search("document w1 w2", 5, None, 1.0, 0.5)
+    fresh = lexical.search(store._db, "document w1 w2", 5, context_weight=1.0, doc_weight=0.5)
+    assert [i for i, _ in cached] == [i for i, _ in fresh]
+    np.testing.assert_allclose([s for _, s in cached], [s for _, s in fresh], rtol=1e-9)

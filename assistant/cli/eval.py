@@ -27,9 +27,10 @@ MODES_HELP = "Search modes to compare (repeatable). Default: dense, lexical, hyb
 
 def _table(results: dict[str, dict[str, float]], title: str) -> str:
     metrics = list(next(iter(results.values())).keys()) if results else []
-    lines = [title, f"{'mode':<10}" + "".join(f"{m:>12}" for m in metrics)]
+    w = max([10, *(len(m) + 1 for m in results)])
+    lines = [title, f"{'mode':<{w}}" + "".join(f"{m:>12}" for m in metrics)]
     for mode, values in results.items():
-        lines.append(f"{mode:<10}" + "".join(
+        lines.append(f"{mode:<{w}}" + "".join(
             f"{values[m]:>12.0f}" if m == "questions" else f"{values[m]:>12.4f}" for m in metrics))
     return "\n".join(lines)
 
@@ -95,14 +96,14 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
     """Recall@1/4/10 and MRR@10 of retrieval for the questions in FILE (JSON lines with "q", "docs"
     file-name prefixes and "gold" strings). A hit is a chunk of a listed document containing a gold
     string; questions about several documents count the fraction covered; questions without
-    documents are skipped.
+    documents are skipped. Records with a "split" are also scored per split ("default (heldout)").
 
     \b
     Example:
       citewise eval qa ../shared/eval/seed_dev.jsonl --docs examples/profiles
     """
     from index import Searcher, index_paths
-    from index.evaluate import EVAL_MODES, QAResult, QueryCache, evaluate_qa, load_qa
+    from index.evaluate import EVAL_MODES, QAResult, QueryCache, evaluate_qa, load_qa, qa_metrics
     from index.store import Store
 
     settings = cli_settings()
@@ -115,8 +116,11 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
             searcher = Searcher(store, embedder, fusion=settings.fusion())
             results: dict[str, Any] = {}
             per_item: list[QAResult] = []
+            splits = sorted({str(i.raw["split"]) for i in items if i.raw.get("split")})
             for mode in modes or EVAL_MODES:
                 results[mode], items_out = evaluate_qa(searcher, items, mode)
+                for split in splits if len(splits) > 1 else ():  # tune vs heldout, side by side
+                    results[f"{mode} ({split})"] = qa_metrics([r for r in items_out if r.item.raw.get("split") == split])
                 if mode == "default" or not per_item:
                     per_item = items_out
             answers, answer_items = _answer_metrics(store, embedder, items, settings)
