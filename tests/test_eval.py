@@ -107,12 +107,17 @@ def test_cli_eval_qa_on_the_seed_questions(tmp_path: Path) -> None:
     require_shared(SEED_DEV)
     items = load_qa(SEED_DEV)
     assert any(not i.docs for i in items)  # unanswerable items exist and are skipped
-    result = CliRunner().invoke(main, ["eval", "qa", str(SEED_DEV), "--docs", str(PROFILES), "--json", "--items",
+    split = tmp_path / "split.jsonl"  # the seed questions in two splits, to see them scored apart
+    split.write_text("".join(json.dumps({**i.raw, "split": ("tune", "heldout")[n % 2]}) + "\n"
+                             for n, i in enumerate(items)), encoding="utf-8")
+    result = CliRunner().invoke(main, ["eval", "qa", str(split), "--docs", str(PROFILES), "--json", "--items",
                                        "--index", str(tmp_path / "idx")])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output[result.output.index("{"):])
-    assert {"dense", "lexical", "hybrid", "default", "items"} <= set(out)
+    assert {"dense", "lexical", "hybrid", "default", "items", "default (tune)", "default (heldout)"} <= set(out)
     assert out["default"]["questions"] == sum(1 for i in items if i.docs)
+    assert out["default (tune)"]["questions"] + out["default (heldout)"]["questions"] == out["default"]["questions"]
+    assert out["default (heldout)"]["questions"] == sum(1 for n, i in enumerate(items) if i.docs and n % 2)
     # The measured pipeline must beat plain dense retrieval and plain RRF on these questions.
     assert out["default"]["recall@4"] >= out["hybrid"]["recall@4"] >= out["dense"]["recall@4"]
     assert out["default"]["recall@10"] >= 0.9
