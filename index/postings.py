@@ -19,6 +19,9 @@ It is FTS5's ranking, not an approximation of it:
   `k1=FTS5_K1` gives FTS5's. `tests/test_postings.py` checks equal scores and ranks against
   `bm25()` itself.
 
+`search(doc_weight=w)` adds w x the chunk's whole document's BM25, computed from the same postings
+(a document's counts and length are its chunks' summed; Lucene IDF): nothing more is stored.
+
 The postings change inside the writer's SQLite transaction (`Delta.apply` before COMMIT), so they
 are as atomic as the chunk rows. A term FTS5 splits further (`graph_neural`) counts as its parts
 here, where FTS5 would look for the phrase; `index.lexical` never produces such terms from text
@@ -200,7 +203,7 @@ class Cache:
         self.size = 0
         self.lock = threading.Lock()
         self.ids = np.empty(0, np.int64)  # chunk id by row number (-1: a free number)
-        self.docs = Documents.empty()
+        self.docs: Documents | None = None  # read on the first search that scores whole documents
         self.synced = False
 
     def sync(self, db: sqlite3.Connection, generation: str | None) -> None:
@@ -211,7 +214,13 @@ class Cache:
             self.size = 0
             self.generation = generation
             self.ids = _ids_by_row(db)
+            self.docs = None
+
+    def documents(self, db: sqlite3.Connection) -> Documents:
+        """This generation's `Documents` (inside the caller's read snapshot, after `sync`)."""
+        if self.docs is None:
             self.docs = Documents.read(db, len(self.ids))
+        return self.docs
 
     def get(self, key: tuple[str, float, float, float]) -> tuple[np.ndarray, np.ndarray] | None:
         found = self.items.get(key)
@@ -424,9 +433,10 @@ def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, contex
                 found[t] = (cols["row"], _impacts(cols, context_weight, n_rows, n_tokens / n_rows, k1, b))
                 cache.put((t, context_weight, k1, b), found[t])
                 if doc_weight:
-                    by_doc[t] = doc_impacts(cols, context_weight, cache.docs, k1, b)
+                    by_doc[t] = doc_impacts(cols, context_weight, cache.documents(db), k1, b)
                     cache.put((t + _BY_DOC, context_weight, k1, b), by_doc[t])
-            ids, docs = cache.ids, cache.docs
+            ids = cache.ids
+            docs = cache.documents(db) if doc_weight else None
         finally:
             db.execute("COMMIT")
     parts = [found[p] for p in phrases if p in found]
@@ -435,7 +445,7 @@ def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, contex
     # Sum per chunk over a dense array indexed by row number: one pass, no sort.
     total = np.bincount(np.concatenate([o for o, _ in parts]), weights=np.concatenate([sc for _, sc in parts]),
                         minlength=len(ids))
-    if doc_weight and by_doc:
+    if docs is not None and by_doc:
         doc_parts = [by_doc[p] for p in phrases if p in by_doc]
         doc_total = np.bincount(np.concatenate([d for d, _ in doc_parts]),
                                 weights=np.concatenate([sc for _, sc in doc_parts]), minlength=len(docs.length))
