@@ -81,7 +81,7 @@ class People:
 
 
 def retrieve(searcher: Searcher, people: People, q: Question, k: int = 10, per_person: int = 6,
-             person_k: int = 24) -> list[Hit]:
+             person_k: int = 12) -> list[Hit]:
     """The hits the answer writer may quote for `q` (see the module docstring)."""
     if q.persons:
         docs = [d for p in people.named(q) for d in p.docs]

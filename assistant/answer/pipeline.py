@@ -14,7 +14,7 @@ from .resolve import resolve, scoped_retrieve
 
 
 def retrieve_hits(question: str, searcher: Searcher, people: People, store: Store, k: int = 10, *,
-                  per_person: int = 6, person_k: int = 24) -> tuple[list[Hit], str]:
+                  per_person: int = 6, person_k: int = 12) -> tuple[list[Hit], str]:
     """The hits an answer to `question` may quote, and a note on how the search was scoped.
 
     `per_person`: chunks searched in each person's documents for a "who" question; `person_k`:

@@ -352,7 +352,7 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
 
 
 def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, question: str, k: int = 10,
-                    *, who: bool | None = None, per_person: int = 6, person_k: int = 24) -> tuple[list[Hit], str]:
+                    *, who: bool | None = None, per_person: int = 6, person_k: int = 12) -> tuple[list[Hit], str]:
     """The hits for `question` and the note saying what they were scoped to (see the module docstring).
 
     `who` (default: read from the question, `question.analyze`): the question asks which people
