@@ -24,6 +24,11 @@ from ingest.names import names_match
 
 from .question import Question
 
+# Chunks searched inside the documents of a person the question names. realdocs tune/heldout and
+# seed_dev answers were the same at 10, 12, 16 and 24; reading 12, not 24, took the first ("cold")
+# ask's p95 over all 190 realdocs questions from 766 to 559 ms (bench/answers.py --limit 200).
+PERSON_K = 12
+
 
 @dataclass(frozen=True)
 class Person:
@@ -81,7 +86,7 @@ class People:
 
 
 def retrieve(searcher: Searcher, people: People, q: Question, k: int = 10, per_person: int = 6,
-             person_k: int = 12) -> list[Hit]:
+             person_k: int = PERSON_K) -> list[Hit]:
     """The hits the answer writer may quote for `q` (see the module docstring)."""
     if q.persons:
         docs = [d for p in people.named(q) for d in p.docs]

@@ -42,6 +42,8 @@ from index.vector_store import VectorConfig
 from ingest import CitewiseError
 from ingest.chunk import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
+from .people import PERSON_K
+
 ENV_PREFIX = "CITEWISE_"
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 HELP = "`citewise settings` lists every setting"
@@ -244,9 +246,7 @@ class AnswerSettings(BaseModel):
                             description="'who' questions: chunks searched in each person's documents")
     who_chunks: int = Field(default=2, ge=1, le=20,
                             description="'who' questions: best chunks per document the reader reads")
-    # 12, not 24: realdocs tune/heldout and seed_dev answers were the same at 10, 12, 16 and 24, and reading
-    # half the chunks took the first ("cold") ask's p95 from 750-850 to 550-640 ms (bench/answers.py).
-    person_k: int = Field(default=12, ge=1, le=500,
+    person_k: int = Field(default=PERSON_K, ge=1, le=500,  # see assistant.people.PERSON_K
                           description="a question naming a person: chunks searched in their documents")
     reader: str | None = Field(default=None, description="reader parameters (JSON from `citewise train-reader "
                                "--out`); default: the packaged assistant/answer/reader.json")

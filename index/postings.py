@@ -430,9 +430,10 @@ def search(db: sqlite3.Connection, query_terms: Sequence[str], k: int, *, contex
             by_doc = {t: v for t in wanted if doc_weight and (v := cache.get((t + _BY_DOC, context_weight, k1, b))) is not None}
             for t, blob in _blobs(db, [t for t in wanted if t not in found or (doc_weight and t not in by_doc)]).items():
                 cols = _columns(blob)
-                found[t] = (cols["row"], _impacts(cols, context_weight, n_rows, n_tokens / n_rows, k1, b))
-                cache.put((t, context_weight, k1, b), found[t])
-                if doc_weight:
+                if t not in found:
+                    found[t] = (cols["row"], _impacts(cols, context_weight, n_rows, n_tokens / n_rows, k1, b))
+                    cache.put((t, context_weight, k1, b), found[t])
+                if doc_weight and t not in by_doc:
                     by_doc[t] = doc_impacts(cols, context_weight, cache.documents(db), k1, b)
                     cache.put((t + _BY_DOC, context_weight, k1, b), by_doc[t])
             ids = cache.ids

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from index import Hit, Searcher, Store
 
-from ..people import People
+from ..people import PERSON_K, People
 from .resolve import resolve, scoped_retrieve
 
 
 def retrieve_hits(question: str, searcher: Searcher, people: People, store: Store, k: int = 10, *,
-                  per_person: int = 6, person_k: int = 12) -> tuple[list[Hit], str]:
+                  per_person: int = 6, person_k: int = PERSON_K) -> tuple[list[Hit], str]:
     """The hits an answer to `question` may quote, and a note on how the search was scoped.
 
     `per_person`: chunks searched in each person's documents for a "who" question; `person_k`:

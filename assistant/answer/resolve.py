@@ -49,6 +49,7 @@ from index import Hit, Searcher, Store
 from index.lexical import STOPWORDS, terms
 from ingest.names import names_match, split_name
 
+from ..people import PERSON_K
 from ..question import analyze
 
 if TYPE_CHECKING:
@@ -352,7 +353,7 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
 
 
 def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, question: str, k: int = 10,
-                    *, who: bool | None = None, per_person: int = 6, person_k: int = 12) -> tuple[list[Hit], str]:
+                    *, who: bool | None = None, per_person: int = 6, person_k: int = PERSON_K) -> tuple[list[Hit], str]:
     """The hits for `question` and the note saying what they were scoped to (see the module docstring).
 
     `who` (default: read from the question, `question.analyze`): the question asks which people
