@@ -17,7 +17,7 @@ from assistant import Assistant, build_index
 from assistant.answer import detect
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
-from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas
+from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.reader import PARAMS, Reader, ReaderModel, doc_features
 
 pytestmark = pytest.mark.slow
@@ -99,6 +99,29 @@ def test_features_use_collection_idf_and_cached_embeddings(seed_assistant, embed
     before = len(cache._vecs)
     features(question, q, hits, pieces, cands, cache, idf)
     assert len(cache._vecs) == before  # every piece was embedded once
+
+
+def test_unmatched_is_the_rarest_question_word_a_candidate_leaves_out(seed_assistant):
+    question = "What was Fatih Balin's GPA as an exchange student?"
+    hits = seed_assistant.search(question, 6)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    idf = Idf.of_store(seed_assistant.store)
+    u = unmatched(question, hits, pieces, cands, idf)
+    assert u.shape == (len(cands),) and ((u >= 0) & (u <= 1)).all()
+    text = [hits[c.hit].text[c.start:c.end] for c in cands]
+    exchange = [i for i, t in enumerate(text) if "GPA" in t and "Exchange" in t]
+    assert exchange, "the seed profile's exchange-student line is a candidate"
+    # "what", "was", "as", "an" are common English words and Balin locates the document: nothing is left
+    assert all(u[i] == 0.0 for i in exchange)
+    def context(i: int) -> str:  # the candidate, its entry header and its section heading
+        c = cands[i]
+        head = pieces[c.header] if c.header is not None else None
+        return f"{text[i]} {hits[c.hit].text[head.start:head.end] if head else ''} {hits[c.hit].section}"
+
+    others = [i for i in range(len(cands)) if "gpa" not in lemmas(context(i))]
+    assert others and all(u[i] > 0.0 for i in others)  # "gpa" is missing there (and is a rare word)
+    assert unmatched(question, hits, pieces, [], idf).shape == (0,)
 
 
 def test_fitted_parameters_ship_as_json_and_load_without_sklearn():
@@ -221,6 +244,14 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
     assert np.allclose(again.prob(r.x), model.prob(r.x), atol=1e-5)
     docs, xd, _ = doc_features(r)
     assert len(docs) == len(xd) and np.allclose(again.matches(xd), model.matches(xd), atol=1e-5)
+    # --keep-ranker: the candidate ranker and "who" model stay, only answerability is refitted
+    kept, report = train(samples, keep=model)
+    assert report["kept_ranker"] and np.array_equal(kept.coef, model.coef) and kept.who_threshold == model.who_threshold
+    assert np.array_equal(kept.w_coef, model.w_coef) and 0 < kept.threshold < 1
+    no_q = ReaderModel.from_dict(dict(model.to_dict(), answerable={}), "old.json", answerability=False)
+    assert np.array_equal(no_q.coef, model.coef)
+    with pytest.raises(ValueError, match="train-reader"):
+        ReaderModel.from_dict(dict(model.to_dict(), answerable={}), "old.json")
 
 
 # Questions written from the documents' text before citewise was run on them (not in the eval files, never

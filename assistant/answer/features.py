@@ -218,3 +218,36 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
         rows[:, NAMES.index(col)] = rows[:, b] - rows[:, b].max()
     return rows
 
+
+
+def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate],
+              idf: Idf) -> np.ndarray:
+    """For each candidate, the rarest question word it leaves unanswered: the largest IDF (over the
+    largest possible, so 0..1) of the question's lemmas that are not common English words (scikit-learn's
+    stop words), not words locating its document (any retrieved owner, its title), and in neither the candidate, its
+    entry header nor its section heading. 0 when every such word is there.
+
+    A question that asks for something its best passage never names ("date of birth" against a line
+    of job dates) is the typical near-miss an unanswerable question makes; this is one feature of the
+    fitted answerability model, never a rule by itself (a paraphrase, "doctorate" for "PhD", is
+    weighed against the passage's cosine).
+    """
+    from .resolve import common_words
+
+    if not cands:
+        return np.zeros(0, np.float32)
+    common = common_words()
+    owners = lemmas(" ".join(h.owner or "" for h in hits))
+    asked = {w for w in lemmas(question) - owners if w not in common}
+    top = math.log((idf.n + 1) / 0.5) or 1.0
+    texts = [h.text for h in hits]
+    piece_lem = [lemmas(texts[p.hit][p.start:p.end]) for p in pieces]
+    loc = [lemmas(f"{h.owner or ''} {h.title or ''} {h.section or ''}") for h in hits]
+    out = np.zeros(len(cands), np.float32)
+    for r, c in enumerate(cands):
+        seen: set[str] = set().union(*(piece_lem[j] for j in c.pieces), loc[c.hit])
+        if c.header is not None:
+            seen |= piece_lem[c.header]
+        left = [idf(w) for w in asked - seen]
+        out[r] = max(left) / top if left else 0.0
+    return out

@@ -36,14 +36,13 @@ from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import Candidate, Piece, candidates, pieces_of
-from .features import NAMES, Idf, VectorCache, features, flat, focus, lemma, owner_tokens
+from .features import NAMES, Idf, VectorCache, features, flat, focus, lemma, owner_tokens, unmatched
 from .resolve import people_named, stored_aliases
 
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
 PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
-QNAMES: tuple[str, ...] = ("max_p", "any_p", "gap", "best_overlap", "best_cos", "max_overlap", "best_ctx_overlap",
-                           "max_ctx_overlap", "best_cos_piece")
+QNAMES: tuple[str, ...] = ("max_p", "best_cos", "best_cos_piece", "best_unmatched")
 WNAMES: tuple[str, ...] = ("best_p", "best_p_rel", "best_cos_piece", "best_overlap", "log_doc_rank", "log_hit_rank")
 NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
              "(the closest ones are listed as related, not an answer).")
@@ -76,9 +75,9 @@ class ReaderModel:
         z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
-    def answerable(self, p: np.ndarray, x: np.ndarray) -> float:
+    def answerable(self, p: np.ndarray, x: np.ndarray, unmatched: np.ndarray) -> float:
         """The probability that the question is answered by one of these candidates at all."""
-        z = float(((question_features(p, x) - self.q_mean) / self.q_scale) @ self.q_coef + self.q_intercept)
+        z = float(((question_features(p, x, unmatched) - self.q_mean) / self.q_scale) @ self.q_coef + self.q_intercept)
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def matches(self, xd: np.ndarray) -> np.ndarray:
@@ -96,13 +95,17 @@ class ReaderModel:
                         "coef": self.w_coef.tolist(), "intercept": self.w_intercept}}
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], source: str = "reader parameters") -> ReaderModel:
+    def from_dict(cls, d: dict[str, Any], source: str = "reader parameters", answerability: bool = True) -> ReaderModel:
+        """`answerability=False` reads the ranker and "who" parts only (to refit answerability on them)."""
         names = tuple(d.get("names") or ())
         if names != NAMES:
             raise ValueError(f"{source}: features {names} do not match this version's {NAMES}; refit with "
                              "`citewise train-reader`")
         arr = lambda k, src=d: np.asarray(src[k], dtype=np.float32)  # noqa: E731
+        n = len(QNAMES)
         q = d.get("answerable") or {}
+        if not answerability:
+            q = {"names": list(QNAMES), "mean": [0.0] * n, "scale": [1.0] * n, "coef": [0.0] * n, "intercept": 0.0}
         if tuple(q.get("names") or ()) != QNAMES:
             raise ValueError(f"{source}: answerability features do not match {QNAMES}; refit with "
                              "`citewise train-reader`")
@@ -115,12 +118,12 @@ class ReaderModel:
                    float(w["intercept"]))
 
     @classmethod
-    def load(cls, path: str | Path = PARAMS) -> ReaderModel:
+    def load(cls, path: str | Path = PARAMS, answerability: bool = True) -> ReaderModel:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ValueError(f"cannot read reader parameters {str(path)!r}: {exc}") from exc
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(data, str(path), answerability)
 
     def save(self, path: str | Path = PARAMS) -> None:
         tmp = Path(path).with_suffix(".tmp")
@@ -130,20 +133,17 @@ class ReaderModel:
 
 
 
-def question_features(p: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Question-level evidence from the candidates: the best p, 1 - prod(1 - p) over the top 5 (the
-    chance that any answers, as Haystack's no-answer score), the margin to the runner-up, and the
-    best candidate's evidence overlap and cosine, and the best overlap of any candidate."""
+def question_features(p: np.ndarray, x: np.ndarray, unmatched: np.ndarray) -> np.ndarray:
+    """Question-level evidence from its best candidate: its probability, its question cosine and its
+    best piece's, and the rarest question word it leaves unmatched (`features.unmatched`).
+
+    Chosen by grouped cross-validation on tune (`train`): the earlier nine-feature set (top-5
+    no-answer score, margin, overlaps) separated unanswerable questions worse out of fold."""
     if not len(p):
         return np.zeros(len(QNAMES), np.float32)
-    order = np.argsort(-p)
-    top = p[order[:5]]
-    best = int(order[0])
-    ov = NAMES.index("idf_overlap")
-    ctx = NAMES.index("idf_overlap_ctx")
-    return np.array([top[0], 1.0 - float(np.prod(1.0 - top)), top[0] - (top[1] if len(top) > 1 else 0.0),
-                     x[best, ov], x[best, NAMES.index("cos")], x[:, ov].max(), x[best, ctx], x[:, ctx].max(),
-                     x[best, NAMES.index("cos_piece")]], np.float32)
+    best = int(np.argmax(p))
+    return np.array([p[best], x[best, NAMES.index("cos")], x[best, NAMES.index("cos_piece")], unmatched[best]],
+                    np.float32)
 
 
 def doc_features(r: Reading) -> tuple[list[str], np.ndarray, list[int]]:
@@ -187,6 +187,7 @@ class Reading:
     cands: tuple[Candidate, ...]
     x: np.ndarray  # (len(cands), len(NAMES))
     p: np.ndarray  # (len(cands),)
+    unmatched: np.ndarray  # (len(cands),): `features.unmatched`, for answerability
 
     def text(self, i: int) -> str:
         c = self.cands[i]
@@ -235,7 +236,8 @@ class Reader:
         qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits))
         p = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
-        return Reading(question, hits, pieces, cands, x, p)
+        u = unmatched(question, hits, pieces, cands, self.idf(hits))
+        return Reading(question, hits, pieces, cands, x, p, u)
 
     def prepare(self, question: str, hits: Sequence[Hit]) -> tuple[bool, list[Hit], list[Person]]:
         """Is it a "who" question, the hits to read (a few per document for "who"), and the people."""
@@ -260,7 +262,7 @@ class Reader:
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
         best = int(np.argmax(r.p))
-        p = self.model.answerable(r.p, r.x)
+        p = self.model.answerable(r.p, r.x, r.unmatched)
         if p < self.model.threshold:
             return self._abstain(r, f"answerability {p:.2f}", p)
         c = r.cands[best]

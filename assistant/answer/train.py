@@ -221,25 +221,37 @@ def fit_who(samples: Sequence[Sample], probs: Sequence[np.ndarray], beta: float 
 
 
 def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int = 5,
-          max_false_abstain: float = 0.05) -> tuple[ReaderModel, dict[str, Any]]:
-    """Choose C by grouped cross-validation, fit on all samples, set thresholds out of fold."""
+          max_false_abstain: float = 0.05, keep: ReaderModel | None = None) -> tuple[ReaderModel, dict[str, Any]]:
+    """Choose C by grouped cross-validation, fit on all samples, set thresholds out of fold.
+
+    With `keep`, its candidate ranker and "who" model stay as they are and only the answerability
+    model and threshold are fitted, on the probabilities that ranker gives (what runs at ask time)."""
     usable = [s for s in samples if len(s.labels)]
     report: dict[str, Any] = {"questions": len(usable), "candidates": int(sum(len(s.labels) for s in usable)),
                               "positives": int(sum(s.labels.sum() for s in usable)), "cv_top1": {}}
-    best_c, best_score, best_probs = cs[0], -1.0, None
-    for c in cs:
-        probs = _oof(usable, c, folds)
-        score = _top1(usable, probs)
-        report["cv_top1"][str(c)] = round(score, 4)
-        if score > best_score:
-            best_c, best_score, best_probs = c, score, probs
-    assert best_probs is not None
-    mean, scale, coef, b = _fit_ranker(usable, best_c)
-    who, tw, who_report = fit_who(usable, best_probs)
-    report.update(who_report)
-    # Answerability: fact questions (answerable or not), features from out-of-fold candidate p's.
+    if keep is not None:
+        best_probs = [keep.prob(s.reading.x) for s in usable]
+        best_c, best_score = keep.meta.get("penalty"), keep.meta.get("cv_top1")
+        mean, scale, coef, b, tw = keep.mean, keep.scale, keep.coef, keep.intercept, keep.who_threshold
+        who = (keep.w_mean, keep.w_scale, keep.w_coef, keep.w_intercept)
+        report["cv_top1"][str(best_c)] = best_score
+        report["kept_ranker"] = True
+    else:
+        best_c, best_score, best_probs = cs[0], -1.0, None
+        for c in cs:
+            probs = _oof(usable, c, folds)
+            score = _top1(usable, probs)
+            report["cv_top1"][str(c)] = round(score, 4)
+            if score > best_score:
+                best_c, best_score, best_probs = c, score, probs
+        assert best_probs is not None
+        mean, scale, coef, b = _fit_ranker(usable, best_c)
+        who, tw, who_report = fit_who(usable, best_probs)
+        report.update(who_report)
+    # Answerability: fact questions (answerable or not), features from out-of-fold candidate p's
+    # (the kept ranker's own p's with `keep`).
     facts = [(s, p) for s, p in zip(usable, best_probs, strict=True) if not s.who]
-    qx = np.stack([question_features(p, s.reading.x) for s, p in facts])
+    qx = np.stack([question_features(p, s.reading.x, s.reading.unmatched) for s, p in facts])
     qy = np.array([1.0 if s.record.get("answer") else 0.0 for s, _ in facts])
     q_mean, q_scale, q_coef, q_b = _fit(qx, qy, 1.0)
     qp = _prob(qx, q_mean, q_scale, q_coef, q_b)
@@ -250,18 +262,21 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
     report.update(penalty=best_c, threshold=round(t, 4), who_threshold=round(tw, 4),
                   unanswerable_below=f"{sum(v < t for v in unans)}/{len(unans)}")
     model = ReaderModel(NAMES, mean.astype(np.float32), scale.astype(np.float32), coef, b, t, tw,
-                        {"penalty": best_c, "ranker": "listwise+platt", "cv_top1": best_score, "questions": len(usable),
-                         "max_false_abstain": max_false_abstain}, q_mean, q_scale, q_coef, q_b, *who)
+                        {**(keep.meta if keep is not None else {}), "penalty": best_c, "ranker": "listwise+platt",
+                         "cv_top1": best_score, "questions": len(usable), "max_false_abstain": max_false_abstain,
+                         **({"answerability_refitted_on_kept_ranker": True} if keep is not None else {})},
+                        q_mean, q_scale, q_coef, q_b, *who)
     return model, report
 
 
 def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
-                out: str | Path | None = None, embedder: Any = None,
-                max_false_abstain: float = 0.05) -> tuple[ReaderModel, dict[str, Any]]:
+                out: str | Path | None = None, embedder: Any = None, max_false_abstain: float = 0.05,
+                keep_ranker: str | Path | None = None) -> tuple[ReaderModel, dict[str, Any]]:
     """Fit the reader on the tune records of each (QA file, documents folder) pair and save it to `out`.
 
     Each folder is indexed with the real pipeline (into `index_root/<n>` when given, so a re-run
-    embeds nothing new; else a temporary directory).
+    embeds nothing new; else a temporary directory). With `keep_ranker` (a parameters file), its
+    candidate ranker and "who" model are kept and only answerability is refitted (`train`).
     """
     import json
     import tempfile
@@ -271,6 +286,7 @@ def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: st
     from ..api import Assistant, make_embedder
 
     embedder = embedder or make_embedder(None)
+    keep = ReaderModel.load(keep_ranker, answerability=False) if keep_ranker else None
     samples: list[Sample] = []
     with tempfile.TemporaryDirectory(prefix="citewise-train-") as tmp:
         for n, (qa, docs) in enumerate(sets):
@@ -283,11 +299,11 @@ def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: st
             try:
                 index_paths([docs], store, embedder, prune=True)
                 assistant = Assistant(store, embedder)
-                reader = Reader(embedder, store=store)
+                reader = Reader(embedder, store=store, model=keep)
                 samples += collect(reader, assistant.retrieve, records, tag=str(n))
             finally:
                 store.close()
-    model, report = train(samples, max_false_abstain=max_false_abstain)
+    model, report = train(samples, max_false_abstain=max_false_abstain, keep=keep)
     if out:
         model.save(out)
     return model, report

@@ -189,10 +189,13 @@ def _answer_table(m: dict[str, float]) -> str:
               help="Keep the indexes under this directory (a re-run embeds nothing new).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the parameters here. Default: the packaged reader.json.")
+@click.option("--keep-ranker", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Keep the candidate ranker and \"who\" model of this parameters file (e.g. the packaged "
+                   "reader.json) and refit only the answerability model and its threshold.")
 @click.option("--json", "as_json", is_flag=True, help="The fitting report as JSON.")
 @friendly_errors
 def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...], index_root: Path | None,
-                 out: Path | None, as_json: bool) -> None:
+                 out: Path | None, keep_ranker: Path | None, as_json: bool) -> None:
     """Fit the answer reader on the tune split of FILE (records without "split" count as tune; heldout
     records are never read): a listwise ranker over candidate features, Platt-scaled, its penalty chosen
     by cross-validation grouped by document; the abstention threshold for <= 5 % false abstentions; the
@@ -202,12 +205,15 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
     Example:
       citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
           --also ../shared/eval/seed_dev.jsonl examples/profiles --index /tmp/reader-indexes
+      citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
+          --keep-ranker assistant/answer/reader.json --out /tmp/reader.json
     """
     from ..answer.reader import PARAMS
     from ..answer.train import train_files
 
     try:
-        _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out or PARAMS)
+        _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out or PARAMS,
+                                keep_ranker=keep_ranker)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
