@@ -55,6 +55,25 @@ def test_seed_question_naming_nobody_is_not_scoped(seed_assistant):
 
 
 @pytest.mark.slow
+def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assistant):
+    from assistant.answer import detect
+
+    a = seed_assistant
+    people = list(a.people.all())
+    assert len(people) >= 3
+    # "Which two people", "Which of these people", "Whose" ask for every matching person: each person's
+    # documents are searched separately, whatever the first word of the question
+    for q in ("Which two people have studied in Texas?", "Which of these people worked on compilers?",
+              "Whose work uses graph neural networks?", "Who has worked on GPUs?"):
+        assert detect.is_list(q, False), q
+        res = resolve(q, a.people, a.store)
+        hits, note = scoped_retrieve(a.searcher, a.people, res, q, 5, per_person=2)
+        assert note == "" and {p.name for p in people} <= {h.owner for h in hits if h.owner}, q
+    for q in ("Which paper received the award?", "What year did he graduate?"):
+        assert not detect.is_list(q, False), q
+
+
+@pytest.mark.slow
 def test_seed_scoped_hits_come_from_the_named_person_first(seed_assistant):
     a = seed_assistant
     q = "Who advised Baolin Li?"

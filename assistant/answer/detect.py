@@ -115,7 +115,9 @@ def is_list(question: str, names_someone: bool) -> bool:
     """Does `question` ask for every matching person or document ("Who has ...?", "Which reports ...?")?
 
     Syntax only: "who"/"whose" opening a question that names nobody, or "which"/"what" followed
-    (within three words, or "which of") by a plural noun (a word whose lemma is shorter).
+    (within three words, or "which of") by a plural noun: a word ending in "s" whose lemma is shorter,
+    or "people", English's plural of "person" ("Which two people ...?"). Other irregular plurals are
+    not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
     """
     from .features import lemma
 
@@ -134,6 +136,8 @@ def is_list(question: str, names_someone: bool) -> bool:
             if x in _AUX:
                 break
             if len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x:
+                return True
+            if x == "people":
                 return True
     return False
 

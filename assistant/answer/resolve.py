@@ -51,6 +51,7 @@ from ingest.names import names_match, split_name
 
 from ..people import PERSON_K
 from ..question import analyze
+from . import detect
 
 if TYPE_CHECKING:
     from ..people import People
@@ -356,12 +357,14 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
                     *, who: bool | None = None, per_person: int = 6, person_k: int = PERSON_K) -> tuple[list[Hit], str]:
     """The hits for `question` and the note saying what they were scoped to (see the module docstring).
 
-    `who` (default: read from the question, `question.analyze`): the question asks which people
-    match ("Who has worked on ..."); every person is searched separately, those of the resolved
-    documents first, and the note is empty. A question naming a person is never a "who" question.
+    `who` (default: read from the question as the reader reads it, `question.analyze` or
+    `detect.is_list`): the question asks which people match ("Who has worked on ...", "Which two
+    people ..."); every person is searched separately, those of the resolved documents first, and the
+    note is empty. A question naming a person is never a "who" question.
     """
     if who is None:
-        who = not resolution.persons and analyze(question, people.names()).kind == "people"
+        who = not resolution.persons and (analyze(question, people.names()).kind == "people"
+                                          or detect.is_list(question, False))
     if who:
         order = list(people.all())
         if resolution.docs:
