@@ -5,11 +5,9 @@ differently in two documents ("M. F. Balin", "Muhammed Fatih Balin") are one per
 without a detected owner is its own `Person` with `owner_known=False`, named by its title, so "who"
 questions still search it and say whose it is not known.
 
-`retrieve` runs the retrieval a question needs:
-- a question naming people searches only their documents (so "Balin's h-index" never quotes Bartan);
-- a "who / which people" question searches every person's documents separately (`per_person`
-  chunks each), so no person is crowded out by a global top-k;
-- any other question searches everything.
+The retrieval a question needs is `answer.resolve.scoped_retrieve`: a question naming people searches
+only their documents (so "Balin's h-index" never quotes Bartan); a "who / which people" question
+searches every person's documents separately, so no person is crowded out by a global top-k.
 Left out: people who are only mentioned (co-authors) are not `Person`s; they are found as text.
 """
 
@@ -19,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from index import Hit, Searcher, Store
+from index import Store
 from ingest.names import names_match
 
 from .question import Question
@@ -83,22 +81,3 @@ class People:
     def named(self, q: Question) -> list[Person]:
         wanted = set(q.persons)
         return [p for p in self.all() if p.name in wanted]
-
-
-def retrieve(searcher: Searcher, people: People, q: Question, k: int = 10, per_person: int = 6,
-             person_k: int = PERSON_K) -> list[Hit]:
-    """The hits the answer writer may quote for `q` (see the module docstring)."""
-    if q.persons:
-        docs = [d for p in people.named(q) for d in p.docs]
-        if docs:
-            return searcher.search(q.text, max(k, person_k), docs=docs)
-    if q.kind == "people":
-        hits: list[Hit] = []
-        for p in people.all():
-            hits.extend(searcher.search(q.text, per_person, docs=list(p.docs)))
-        return hits
-    return searcher.search(q.text, k)
-
-
-def person_of(hit: Hit, people: Sequence[Person]) -> Person | None:
-    return next((p for p in people if hit.doc in p.docs), None)

@@ -111,10 +111,24 @@ def holds(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> bool:
     return False
 
 
+def asks_one(question: str) -> bool:
+    """"Who is/was the/a <singular> ...?" asks whom one role names (a fact question), unlike "Who has
+    ...?" or "Who are the ...?", which ask for every match."""
+    words = [w.lower() for w in _TOKENS.findall(question)]
+    return words[:1] in (["who"], ["whom"]) and words[1:2] in (["is"], ["was"]) and words[2:3] in (["the"], ["a"], ["an"])
+
+
+def asks_who(question: str, people_kind: bool) -> bool:
+    """The one test the search and the reader share: does a question that names nobody ask for every
+    matching person? `people_kind` is `question.analyze`'s verdict ("Is there anyone who ...")."""
+    return (people_kind or is_list(question, False)) and not asks_one(question)
+
+
 def is_list(question: str, names_someone: bool) -> bool:
     """Does `question` ask for every matching person or document ("Who has ...?", "Which reports ...?")?
 
-    Syntax only: "who"/"whose" opening a question that names nobody, or "which"/"what" followed
+    Syntax only: "who"/"whose" opening a question that names nobody (but not "Who is/was the/a
+    <singular> ...?", which asks for one role's holder), or "which"/"what" followed
     (within three words, or "which of") by a plural noun: a word ending in "s" whose lemma is shorter,
     or "people", English's plural of "person" ("Which two people ...?"). Other irregular plurals are
     not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
@@ -125,7 +139,7 @@ def is_list(question: str, names_someone: bool) -> bool:
         return False
     words = [w.lower() for w in _TOKENS.findall(question)]
     if words and words[0] in ("who", "whose", "whom"):
-        return True
+        return not asks_one(question)
     for i, w in enumerate(words[:4]):
         if w not in ("which", "what"):
             continue

@@ -247,7 +247,7 @@ class Reader:
         # a question naming someone (by the resolver's alias rules, as its search was scoped) asks about them
         aliases = stored_aliases(self.store) if self.store is not None else None
         named = bool(q.persons) or bool(people_named(question, owners, aliases))
-        is_who = not named and (q.kind == "people" or detect.is_list(question, False))
+        is_who = not named and detect.asks_who(question, q.kind == "people")
         return is_who, (_top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:

@@ -23,7 +23,7 @@
 and fills the remaining places from the whole index; a scope found from rare words (not a person)
 leaves its last `RESERVE` places to the whole index's best hits outside it, so a wrong scope costs
 ranking, not the answer (measured: dropping the naming words inside the scope, or checking the
-scope against the whole index's top k, ranked worse on realdocs tune); "who" questions keep searching every person separately (`people.retrieve`), the named
+scope against the whole index's top k, ranked worse on realdocs tune); "who" questions keep searching every person separately (`scoped_retrieve`), the named
 documents' people first. The note says what was searched ("Searched Maurice Weber's documents
 (cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
 
@@ -357,14 +357,12 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
                     *, who: bool | None = None, per_person: int = 6, person_k: int = PERSON_K) -> tuple[list[Hit], str]:
     """The hits for `question` and the note saying what they were scoped to (see the module docstring).
 
-    `who` (default: read from the question as the reader reads it, `question.analyze` or
-    `detect.is_list`): the question asks which people match ("Who has worked on ...", "Which two
+    `who` (default: read from the question as the reader reads it, `detect.asks_who`): the question asks which people match ("Who has worked on ...", "Which two
     people ..."); every person is searched separately, those of the resolved documents first, and the
     note is empty. A question naming a person is never a "who" question.
     """
     if who is None:
-        who = not resolution.persons and (analyze(question, people.names()).kind == "people"
-                                          or detect.is_list(question, False))
+        who = not resolution.persons and detect.asks_who(question, analyze(question, people.names()).kind == "people")
     if who:
         order = list(people.all())
         if resolution.docs:

@@ -229,6 +229,7 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
     usable = [s for s in samples if len(s.labels)]
     report: dict[str, Any] = {"questions": len(usable), "candidates": int(sum(len(s.labels) for s in usable)),
                               "positives": int(sum(s.labels.sum() for s in usable)), "cv_top1": {}}
+    best_probs: list[np.ndarray] | None = None
     if keep is not None:
         best_probs = [keep.prob(s.reading.x) for s in usable]
         best_c, best_score = keep.meta.get("penalty"), keep.meta.get("cv_top1")
@@ -237,7 +238,7 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
         report["cv_top1"][str(best_c)] = best_score
         report["kept_ranker"] = True
     else:
-        best_c, best_score, best_probs = cs[0], -1.0, None
+        best_c, best_score = cs[0], -1.0
         for c in cs:
             probs = _oof(usable, c, folds)
             score = _top1(usable, probs)
@@ -248,6 +249,7 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
         mean, scale, coef, b = _fit_ranker(usable, best_c)
         who, tw, who_report = fit_who(usable, best_probs)
         report.update(who_report)
+    assert best_probs is not None
     # Answerability: fact questions (answerable or not), features from out-of-fold candidate p's
     # (the kept ranker's own p's with `keep`).
     facts = [(s, p) for s, p in zip(usable, best_probs, strict=True) if not s.who]
