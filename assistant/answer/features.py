@@ -219,13 +219,12 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     return rows
 
 
-
 def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate],
               idf: Idf) -> np.ndarray:
     """For each candidate, the rarest question word it leaves unanswered: the largest IDF (over the
-    largest possible, so 0..1) of the question's lemmas that are not common English words (scikit-learn's
-    stop words), not words locating its document (any retrieved owner, its title), and in neither the candidate, its
-    entry header nor its section heading. 0 when every such word is there.
+    largest possible, so 0..1) of the question's lemmas that are not common English words
+    (scikit-learn's stop words), not words locating its document (any retrieved owner, its title), and
+    in neither the candidate, its entry header nor its section heading. 0 when every such word is there.
 
     A question that asks for something its best passage never names ("date of birth" against a line
     of job dates) is the typical near-miss an unanswerable question makes; this is one feature of the
