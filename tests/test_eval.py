@@ -118,6 +118,11 @@ def test_cli_eval_qa_on_the_seed_questions(tmp_path: Path) -> None:
     assert out["default"]["questions"] == sum(1 for i in items if i.docs)
     assert out["default (tune)"]["questions"] + out["default (heldout)"]["questions"] == out["default"]["questions"]
     assert out["default (heldout)"]["questions"] == sum(1 for n, i in enumerate(items) if i.docs and n % 2)
+    # what `ask` reads (scoped to the person a question names), beside the unscoped search, on the same questions
+    one_doc = sum(1 for i in items if len(i.docs) == 1)
+    assert out["ask, 1-doc questions"]["questions"] == out["default, 1-doc questions"]["questions"] == one_doc
+    assert out["ask, 1-doc (tune)"]["questions"] + out["ask, 1-doc (heldout)"]["questions"] == one_doc
+    assert out["ask, 1-doc questions"]["recall@4"] >= 0.9
     # The measured pipeline must beat plain dense retrieval and plain RRF on these questions.
     assert out["default"]["recall@4"] >= out["hybrid"]["recall@4"] >= out["dense"]["recall@4"]
     assert out["default"]["recall@10"] >= 0.9

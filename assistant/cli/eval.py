@@ -7,6 +7,7 @@ added by the assistant room on top of the per-item results `evaluate_qa` returns
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,8 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
     file-name prefixes and "gold" strings). A hit is a chunk of a listed document containing a gold
     string; questions about several documents count the fraction covered; questions without
     documents are skipped. Records with a "split" are also scored per split ("default (heldout)").
+    The "ask" rows score the hits `citewise ask` reads (scoped to the people or documents a question
+    names), over the questions about one document.
 
     \b
     Example:
@@ -123,6 +126,12 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
                     results[f"{mode} ({split})"] = qa_metrics([r for r in items_out if r.item.raw.get("split") == split])
                 if mode == "default" or not per_item:
                     per_item = items_out
+            if "default" in results:  # the same one-document questions, searched unscoped, beside "ask"
+                one = [r for r in per_item if len(r.item.docs) == 1]
+                results["default, 1-doc questions"] = qa_metrics(one)
+                for split in splits if len(splits) > 1 else ():
+                    results[f"default, 1-doc ({split})"] = qa_metrics([r for r in one if r.item.raw.get("split") == split])
+            results.update(_ask_retrieval(store, embedder, items, settings, splits))
             answers, answer_items = _answer_metrics(store, embedder, items, settings)
             reader_table, by_split = _reader_table(store, embedder, items, settings)
         finally:
@@ -141,6 +150,24 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
             click.echo(f"{row['id']:>6}  rank {row['first_rank'] or '-':>3}  recall@4 {row['recall@4']:.2f}  {row['question']}")
         for a in answer_items:
             click.echo(f"{a.id:>6}  {'ok ' if a.correct else 'BAD'}  {'abstained' if a.abstained else 'answered '}  {a.question}")
+
+
+def _ask_retrieval(store: Any, embedder: Any, items: Any, settings: Settings,
+                   splits: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Recall of the hits `citewise ask` reads (scoped to the people or documents a question names),
+    over the questions about one document: a "who" question's hits are every person's best chunks,
+    grouped by person, so ranks there say nothing."""
+    from index.evaluate import qa_metrics, qa_results
+
+    from ..api import Assistant
+
+    assistant = Assistant(store, embedder, settings=settings)
+    one = [i for i in items if len(i.docs) == 1]
+    res = qa_results(assistant.retrieve, one)
+    out = {"ask, 1-doc questions": qa_metrics(res)}
+    for split in splits if len(splits) > 1 else ():
+        out[f"ask, 1-doc ({split})"] = qa_metrics([r for r in res if r.item.raw.get("split") == split])
+    return {k: v for k, v in out.items() if v}
 
 
 def _answer_metrics(store: Any, embedder: Any, items: Any, settings: Settings) -> tuple[dict[str, float], list[Any]]:
