@@ -150,6 +150,24 @@ def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assis
         assert any(body in " ".join(c.quote.split()) for c in a.citations)
 
 
+def test_an_entry_header_alone_is_answered_with_its_body(seed_assistant):
+    from assistant.answer.reader import _with_body
+
+    reader = seed_assistant.writer
+    q = "What does Fatih Balin work on at Amazon Web Services?"
+    r = reader.read(q, seed_assistant.retrieve(q))
+    header = [c for i, c in enumerate(r.cands) if r.text(i).startswith("Amazon Web Services")
+              and r.text(i).rstrip().endswith("PRESENT")]
+    assert header, "the AWS entry's header lines (employer, title, dates) are a candidate"
+    c = header[0]
+    text = r.hits[c.hit].text
+    end = _with_body(r, c)
+    assert end > c.end and "quantized data type support" in text[c.end:end]  # its first bullet joins it
+    assert len(" ".join(text[c.start:end].split())) <= 300
+    body = [c for i, c in enumerate(r.cands) if r.text(i).startswith("- Adding quantized")]
+    assert body and _with_body(r, body[0]) == body[0].end  # a body line is not extended
+
+
 def test_near_miss_question_abstains(seed_assistant):
     # Balin's profile has a GPA for his B.S.; Burak Bartan's has none: the field exists for another person.
     a = seed_assistant.ask("What was Burak Bartan's undergraduate GPA?")

@@ -35,7 +35,7 @@ from index import Embedder, Hit
 from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
-from .candidates import Candidate, Piece, candidates, pieces_of
+from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
 from .features import NAMES, Idf, VectorCache, features, flat, focus, lemma, owner_tokens, unmatched
 from .resolve import people_named, stored_aliases
 
@@ -267,9 +267,10 @@ class Reader:
             return self._abstain(r, f"answerability {p:.2f}", p)
         c = r.cands[best]
         hit = r.hits[c.hit]
-        text = hit.text[c.start:c.end]
-        cite = citation_from_hit(1, hit, c.start, c.end, score=p)
         kind = detect.asked(r.question)
+        end = c.end if kind else _with_body(r, c)
+        text = hit.text[c.start:end]
+        cite = citation_from_hit(1, hit, c.start, end, score=p)
         span = None
         if kind:
             idf = self.idf(r.hits)
@@ -342,6 +343,22 @@ class Reader:
         note = f"{searched} {kind}{plural} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
+
+
+def _with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
+    """Where a fact answer ends: a candidate made only of header-like lines (an entry's title, place
+    and dates) is followed by the entry's body lines up to `limit` characters, since the header says
+    where and when but not what was done. Other candidates end where they end."""
+    text = r.hits[c.hit].text
+    if not all(header_like(text[r.pieces[j].start:r.pieces[j].end]) for j in c.pieces):
+        return c.end
+    end = c.end
+    for j in range(c.pieces[-1] + 1, len(r.pieces)):
+        p = r.pieces[j]
+        if p.hit != c.hit or header_like(text[p.start:p.end]) or len(" ".join(text[c.start:p.end].split())) > limit:
+            break
+        end = p.end
+    return end
 
 
 def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
