@@ -60,6 +60,12 @@ def lemmas(text: str) -> set[str]:
     return {lemma(w) for w in _WORD.findall(text)}
 
 
+@lru_cache(maxsize=50_000)
+def piece_lemmas(text: str) -> frozenset[str]:
+    """`lemmas` of a piece's flattened text, kept: `features` and `unmatched` both read every piece."""
+    return frozenset(lemmas(text))
+
+
 class Idf:
     """Inverse document frequency of lemmas over the chunks of a store (or any texts)."""
 
@@ -183,7 +189,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     qwords = {w.lower() for w in _WORD.findall(question)}
     kind = detect.asked(question)
     top_score = max((h.score for h in hits), default=1.0) or 1.0
-    piece_lem = [lemmas(t) for t in ptexts]
+    piece_lem = [piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
     loc = [lemmas(f"{h.owner or ''} {h.title or ''}") for h in hits]
     owner_words = [owner_tokens(h.owner) for h in hits]
@@ -240,7 +246,7 @@ def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands
     asked = {w for w in lemmas(question) - owners if w not in common}
     top = math.log((idf.n + 1) / 0.5) or 1.0
     texts = [h.text for h in hits]
-    piece_lem = [lemmas(texts[p.hit][p.start:p.end]) for p in pieces]
+    piece_lem = [piece_lemmas(flat(texts[p.hit][p.start:p.end])) for p in pieces]
     loc = [lemmas(f"{h.owner or ''} {h.title or ''} {h.section or ''}") for h in hits]
     out = np.zeros(len(cands), np.float32)
     for r, c in enumerate(cands):
