@@ -106,7 +106,7 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
       citewise eval qa ../shared/eval/seed_dev.jsonl --docs examples/profiles
     """
     from index import Searcher, index_paths
-    from index.evaluate import EVAL_MODES, QAResult, QueryCache, evaluate_qa, load_qa, qa_metrics
+    from index.evaluate import EVAL_MODES, QAResult, QueryCache, evaluate_qa, load_qa
     from index.store import Store
 
     settings = cli_settings()
@@ -121,16 +121,13 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
             per_item: list[QAResult] = []
             splits = sorted({str(i.raw["split"]) for i in items if i.raw.get("split")})
             for mode in modes or EVAL_MODES:
-                results[mode], items_out = evaluate_qa(searcher, items, mode)
-                for split in splits if len(splits) > 1 else ():  # tune vs heldout, side by side
-                    results[f"{mode} ({split})"] = qa_metrics([r for r in items_out if r.item.raw.get("split") == split])
+                _, items_out = evaluate_qa(searcher, items, mode)
+                results.update(_rows(items_out, splits, mode, mode))
                 if mode == "default" or not per_item:
                     per_item = items_out
             if "default" in results:  # the same one-document questions, searched unscoped, beside "ask"
                 one = [r for r in per_item if len(r.item.docs) == 1]
-                results["default, 1-doc questions"] = qa_metrics(one)
-                for split in splits if len(splits) > 1 else ():
-                    results[f"default, 1-doc ({split})"] = qa_metrics([r for r in one if r.item.raw.get("split") == split])
+                results.update(_rows(one, splits, "default, 1-doc questions", "default, 1-doc"))
             results.update(_ask_retrieval(store, embedder, items, settings, splits))
             answers, answer_items = _answer_metrics(store, embedder, items, settings)
             reader_table, by_split = _reader_table(store, embedder, items, settings)
@@ -157,17 +154,24 @@ def _ask_retrieval(store: Any, embedder: Any, items: Any, settings: Settings,
     """Recall of the hits `citewise ask` reads (scoped to the people or documents a question names),
     over the questions about one document: a "who" question's hits are every person's best chunks,
     grouped by person, so ranks there say nothing."""
-    from index.evaluate import qa_metrics, qa_results
+    from index.evaluate import qa_results
 
     from ..api import Assistant
 
     assistant = Assistant(store, embedder, settings=settings)
-    one = [i for i in items if len(i.docs) == 1]
-    res = qa_results(assistant.retrieve, one)
-    out = {"ask, 1-doc questions": qa_metrics(res)}
+    res = qa_results(assistant.retrieve, [i for i in items if len(i.docs) == 1])
+    return {k: v for k, v in _rows(res, splits, "ask, 1-doc questions", "ask, 1-doc").items() if v}
+
+
+def _rows(results: Sequence[Any], splits: Sequence[str], overall: str, prefix: str) -> dict[str, dict[str, float]]:
+    """Retrieval metrics of `results` as the row `overall`, and per split ("PREFIX (heldout)") when
+    there are several splits: tune and heldout side by side."""
+    from index.evaluate import qa_metrics
+
+    rows = {overall: qa_metrics(results)}
     for split in splits if len(splits) > 1 else ():
-        out[f"ask, 1-doc ({split})"] = qa_metrics([r for r in res if r.item.raw.get("split") == split])
-    return {k: v for k, v in out.items() if v}
+        rows[f"{prefix} ({split})"] = qa_metrics([r for r in results if r.item.raw.get("split") == split])
+    return rows
 
 
 def _answer_metrics(store: Any, embedder: Any, items: Any, settings: Settings) -> tuple[dict[str, float], list[Any]]:
