@@ -7,7 +7,8 @@ embedded chunks reach `batch_chunks` or an eighth of the index, whichever is mor
 rewrites the FAISS file O(log n) times, not once per batch. A file whose size and mtime match the
 index is unchanged without being read (as git and rsync decide); a touched file (new mtime, same
 bytes) is hashed once and its new mtime recorded; a moved file (same content, old path gone) is
-re-pointed, not re-embedded. A file that fails to parse is reported and skipped; it never stops
+re-pointed, not re-embedded. A file read another way than this run would read it (an older ingest
+version or other chunk settings, see `reading`) is read again even when its bytes are unchanged. A file that fails to parse is reported and skipped; it never stops
 the batch and never touches what is already indexed. `shard` keeps this machine's share of the
 files (`index.shard`).
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from ingest import Skipped, discover
 from ingest.chunk import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from ingest.document import INGEST_VERSION
 
 from .embed import Embedder, Respawnable
 from .parallel import ProcessPool, resolve_workers
@@ -42,6 +44,12 @@ RACY_NS = 2_000_000_000
 FILES_PER_TASK = 8  # at most, per task of a worker process
 
 
+def reading(chunk_size: int, chunk_overlap: int) -> str:
+    """How this run reads a file, recorded with each document (`DocRecord.read_with`): what ingest
+    makes of an unchanged file depends on the ingest version and the chunk settings."""
+    return f"ingest {INGEST_VERSION}; chunks {chunk_size}/{chunk_overlap}"
+
+
 def trusted_mtime(st: os.stat_result) -> int | None:
     """`st.st_mtime_ns` when it is old enough to detect any change after this stat (call it right
     after the stat, before reading the file), else None."""
@@ -57,6 +65,7 @@ class IndexReport:
     removed: list[str] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     chunks_embedded: int = 0
+    reread: list[str] = field(default_factory=list)  # unchanged files read again (`reading` changed); in `updated` too
 
     def summary(self, store: Store) -> str:
         docs = store.documents()
@@ -66,6 +75,9 @@ class IndexReport:
             f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged, "
             f"{len(self.moved)} moved, {len(self.removed)} removed, {len(self.skipped)} skipped"
         )
+        if self.reread:
+            parts.append(f"{len(self.reread)} unchanged files read again (indexed by an older citewise or "
+                         "with other chunk settings)")
         return "; ".join(parts)
 
 
@@ -88,8 +100,10 @@ class Plan:
 
 
 def plan(files: list[Path], known: dict[str, DocRecord], report: IndexReport,
-         progress: Progress | None = None) -> Plan:
-    """Compare `files` with the `known` documents: unchanged and skipped files go to `report`."""
+         progress: Progress | None = None, read_with: str | None = None) -> Plan:
+    """Compare `files` with the `known` documents: unchanged and skipped files go to `report`.
+
+    With `read_with` (this run's `reading`), a known file read another way is read again."""
     out = Plan()
     by_sha: dict[str, list[str]] = {}
     for d in known.values():
@@ -98,9 +112,10 @@ def plan(files: list[Path], known: dict[str, DocRecord], report: IndexReport,
     for path in files:
         spath = str(path)
         old = known.get(spath)
+        again = old is not None and read_with is not None and old.read_with != read_with
         try:
             st = os.stat(spath)  # before reading: a change after this gives the file a newer mtime
-            if old and old.mtime_ns is not None and (old.size, old.mtime_ns) == (st.st_size, st.st_mtime_ns):
+            if old and not again and old.mtime_ns is not None and (old.size, old.mtime_ns) == (st.st_size, st.st_mtime_ns):
                 report.unchanged.append(spath)
                 claimed.setdefault(old.sha256, spath)
                 continue
@@ -110,6 +125,11 @@ def plan(files: list[Path], known: dict[str, DocRecord], report: IndexReport,
             sha = file_sha256(path)
         except OSError as exc:
             report.skipped.append(Skipped(spath, exc.strerror or str(exc)))
+            continue
+        if old and old.sha256 == sha and again and claimed.get(sha, spath) == spath:
+            claimed[sha] = spath
+            report.reread.append(spath)
+            out.tasks.append(FileTask(spath, st.st_size, mtime, True))
             continue
         if old and old.sha256 == sha:
             report.unchanged.append(spath)
@@ -185,7 +205,8 @@ def index_paths(
         elif shard is None or shard.holds(shard_key(item, roots)):
             files.append(item)
     known = {d.doc: d for d in store.documents()}
-    todo = plan(files, known, report, progress)
+    read_with = reading(chunk_size, chunk_overlap)
+    todo = plan(files, known, report, progress, read_with)
 
     embedded: list[Embedded] = []  # embedded, not yet written (file order)
 
@@ -196,7 +217,7 @@ def index_paths(
             return
         with store.writer() as w:
             for e in batch:
-                w.add_document(e.doc, e.chunks, e.vectors, e.task.size, e.task.mtime_ns)
+                w.add_document(e.doc, e.chunks, e.vectors, e.task.size, e.task.mtime_ns, read_with)
                 (report.updated if e.task.is_update else report.added).append(e.doc.path)
 
     def take(outcomes: list[Outcome]) -> None:

@@ -7,7 +7,8 @@ unchanged; the same path with other content is replaced (the source is the fresh
 content under another path is skipped as a copy (chunk ids come from content). Documents are never
 removed here: merge into a new directory to mirror removals in the parts. Stored mtimes are not
 carried over (they belong to the machine that read the file): a later `citewise index` of the
-merged index hashes each file once. Left out: rewriting path prefixes (mount the shared folder at
+merged index hashes each file once. How each document was read (`DocRecord.read_with`) is carried
+over. Left out: rewriting path prefixes (mount the shared folder at
 the same path on every machine).
 """
 
@@ -81,7 +82,7 @@ def merge_index(source: Store, target: Store, batch_chunks: int = 2048) -> Merge
             return
         with target.writer() as w:
             for doc, chunks, ids, rec in batch:
-                w.add_document(doc, chunks, source.vectors(ids), rec.size, None)
+                w.add_document(doc, chunks, source.vectors(ids), rec.size, None, rec.read_with)
                 (report.updated if doc.path in here else report.added).append(doc.path)
                 report.chunks += len(chunks)
 

@@ -105,8 +105,17 @@ def m005_owner_evidence(db: sqlite3.Connection) -> None:
     owners.rebuild_aliases(db)
 
 
+def m006_read_with(db: sqlite3.Connection) -> None:
+    """How each document was read (`index.build.reading`: the ingest version and chunk settings). A
+    re-index re-reads a document read another way; NULL (rows from before) means "re-read it"."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(documents)")}
+    if "read_with" not in columns:
+        db.execute("ALTER TABLE documents ADD COLUMN read_with TEXT")
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_tables, m002_lexical_index, m003_document_mtime, m004_lexical_postings, m005_owner_evidence,
+    m006_read_with,
 ]
 
 

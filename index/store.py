@@ -66,6 +66,8 @@ class DocRecord:
     # The evidence for `owner`: "+"-joined sources ("title+email+filename", see ingest.owner), "user"
     # when a user set it (`Store.set_owner`), None when there is no owner or the row predates it.
     owner_source: str | None = None
+    # How the file was read (`index.build.reading`); None in rows from before it was recorded.
+    read_with: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -99,7 +101,8 @@ _CHUNK_SELECT = f"""
 """
 _DOC_SELECT = f"""
     SELECT d.path, d.title, {owners.EFFECTIVE_OWNER}, d.pages, d.n_chunks, d.sha256, d.format, d.size, d.indexed_at,
-           d.mtime_ns, CASE WHEN ({owners.EFFECTIVE_OWNER}) IS NULL THEN NULL ELSE {owners.EFFECTIVE_SOURCE} END
+           d.mtime_ns, CASE WHEN ({owners.EFFECTIVE_OWNER}) IS NULL THEN NULL ELSE {owners.EFFECTIVE_SOURCE} END,
+           d.read_with
     FROM documents d {owners.JOIN_OVERRIDE}
 """
 

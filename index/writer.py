@@ -63,19 +63,21 @@ class Writer:
         self.changed = self.changed or new != old
 
     def add_document(self, doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray, size: int,
-                     mtime_ns: int | None = None) -> None:
+                     mtime_ns: int | None = None, read_with: str | None = None) -> None:
         """Add (or replace) `doc` with its chunks and their vectors (one row per chunk, normalised).
 
-        `size` and `mtime_ns` are the file's, taken before it was read (see `DocRecord.mtime_ns`).
+        `size` and `mtime_ns` are the file's, taken before it was read (see `DocRecord.mtime_ns`);
+        `read_with` says how it was read (`index.build.reading`).
         """
         if len(chunks) != len(vectors):
             raise ValueError(f"{doc.path}: {len(chunks)} chunks but {len(vectors)} vectors")
         self.remove_document(doc.path)
         cur = self.db.execute(
             "INSERT INTO documents(path, sha256, format, title, owner, pages, n_chunks, size, indexed_at, text, mtime_ns,"
-            " owner_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " owner_source, read_with) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (doc.path, doc.sha256, doc.format, doc.title, doc.owner, len(doc.pages) or None, len(chunks), size,
-             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns, doc.owner_source or None),
+             datetime.now(UTC).isoformat(timespec="seconds"), doc.text, mtime_ns, doc.owner_source or None,
+             read_with),
         )
         doc_id = cur.lastrowid
         vecs = np.ascontiguousarray(vectors, dtype="<f4")

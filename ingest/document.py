@@ -10,6 +10,11 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+# The version of what ingest makes of a file (parsing, cleaning, structure, chunking, owners). Bump it
+# when a change alters the documents or chunks an unchanged file yields: `citewise index` then
+# re-reads files an older version read, instead of keeping their old parse beside new ones.
+INGEST_VERSION = 1
+
 
 @dataclass(frozen=True)
 class PageSpan:

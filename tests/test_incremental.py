@@ -127,3 +127,55 @@ def test_index_without_mtimes_is_migrated_and_hashes_once(tmp_path: Path, hashes
     hashes.clear()
     index_paths([tmp_path / "docs"], store, emb)
     assert hashes == []
+
+
+def test_files_read_by_an_older_ingest_are_read_again(tmp_path: Path, hashes: list[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parser upgrade must not leave old parses beside new ones: an unchanged file indexed by an
+    older ingest version is read again once, then unchanged again."""
+    store, emb, files = _build(tmp_path)
+    first = index.build.reading(index.build.DEFAULT_CHUNK_SIZE, index.build.DEFAULT_CHUNK_OVERLAP)
+    assert {d.read_with for d in store.documents()} == {first}
+    monkeypatch.setattr(index.build, "INGEST_VERSION", index.build.INGEST_VERSION + 1)
+    report = index_paths([tmp_path / "docs"], store, emb)
+    every = sorted(str(f.resolve()) for f in files)
+    assert sorted(report.reread) == every and sorted(report.updated) == every and report.unchanged == []
+    assert report.chunks_embedded > 0 and "read again" in report.summary(store)
+    assert {d.read_with for d in store.documents()} == {
+        index.build.reading(index.build.DEFAULT_CHUNK_SIZE, index.build.DEFAULT_CHUNK_OVERLAP)} != {first}
+    hashes.clear()
+    report = index_paths([tmp_path / "docs"], store, emb)
+    assert hashes == [] and report.reread == [] and len(report.unchanged) == len(files)
+
+
+def test_other_chunk_settings_read_files_again(tmp_path: Path, hashes: list[str]) -> None:
+    emb = HashEmbedder()
+    files = write_docs(tmp_path / "docs", 3)
+    long = tmp_path / "docs" / "long.txt"
+    long.write_text("\n\n".join(f"Paragraph {i} says something about topic {i} at some length." for i in range(60)))
+    _age([*files, long])
+    store = Store.create(tmp_path / "index", emb.name, emb.dim)
+    index_paths([tmp_path / "docs"], store, emb, chunk_size=2000, chunk_overlap=0)
+    before = store.document(str(long.resolve())).chunks
+    report = index_paths([tmp_path / "docs"], store, emb, chunk_size=300, chunk_overlap=0)
+    assert len(report.reread) == 4 and report.unchanged == []
+    assert store.document(str(long.resolve())).chunks > before  # the new settings, not the old chunks
+    report = index_paths([tmp_path / "docs"], store, emb, chunk_size=300, chunk_overlap=0)
+    assert report.reread == [] and len(report.unchanged) == 4
+
+
+def test_index_from_before_read_with_is_migrated_and_read_again_once(tmp_path: Path, hashes: list[str]) -> None:
+    store, emb, files = _build(tmp_path)
+    store.close()
+    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
+    db.execute("ALTER TABLE documents DROP COLUMN read_with")  # the schema before m006
+    db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    db.commit()
+    db.close()
+    store = Store.open(tmp_path / "index")
+    assert schema_version(store._db) == len(MIGRATIONS)
+    assert {d.read_with for d in store.documents()} == {None}
+    report = index_paths([tmp_path / "docs"], store, emb)
+    assert len(report.reread) == len(files)
+    report = index_paths([tmp_path / "docs"], store, emb)
+    assert report.reread == [] and len(report.unchanged) == len(files)

@@ -105,7 +105,7 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
         _dump({
             "index": str(store.path), "added": report.added, "updated": report.updated,
             "unchanged": report.unchanged, "moved": [list(m) for m in report.moved], "removed": report.removed,
-            "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+            "reread": report.reread, "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
             "documents": len(store.documents()), "chunks": sum(d.chunks for d in store.documents()),
         })
         return

@@ -103,7 +103,9 @@ def report_results(report: IndexReport, names: dict[str, str] | None = None) -> 
         return names.get(p, p)
 
     out = [FileResult(show(p), "added") for p in report.added]
-    out += [FileResult(show(p), "updated") for p in report.updated]
+    again = set(report.reread)
+    out += [FileResult(show(p), "updated", "same content, read again: indexed by an older citewise or with other "
+                       "chunk settings" if p in again else "") for p in report.updated]
     out += [FileResult(show(p), "unchanged", "already indexed with the same content") for p in report.unchanged]
     out += [FileResult(show(new), "moved", f"was {old}") for old, new in report.moved]
     out += [FileResult(show(s.path), "skipped", s.reason) for s in report.skipped]
