@@ -23,9 +23,10 @@ from ingest.names import names_match
 from .question import Question
 
 # Chunks searched inside the documents of a person the question names. realdocs tune/heldout and
-# seed_dev answers were the same at 10, 12, 16 and 24; reading 12, not 24, took the first ("cold")
-# ask's p95 over all 190 realdocs questions from 766 to 559 ms (bench/answers.py --limit 200).
-PERSON_K = 12
+# seed_dev answers were the same at 10, 12, 16 and 24 (again at 10 and 12 with the fitted reader);
+# each chunk read adds its lines to embed, so the first ("cold") ask's p95 over all 190 realdocs
+# questions (bench/answers.py --limit 200) was 766 ms at 24, 667 at 12 and 574 at 10 (same run day).
+PERSON_K = 10
 
 
 @dataclass(frozen=True)
