@@ -147,6 +147,24 @@ def test_report_named_by_a_rare_identifier_a_place_or_a_date(real):
 
 
 @pytest.mark.slow
+def test_an_answer_never_takes_its_fact_from_a_document_the_question_did_not_name(real):
+    """Written from the reports before running citewise: facts another report holds ("17 hours during
+    the 90-day period" is the Tallahassee pilot's), asked about the Seward accident. The search may
+    rank other reports after the named one; the answer (or the abstention's related passages) may
+    only quote the Seward report."""
+    for q in ("How many hours did the Seward pilot fly the accident airplane in the week before the crash?",
+              "What did the Seward airplane hit on final approach?",
+              "How old was the passenger in the Seward accident?"):
+        res = resolve(q, real.people, real.store)
+        assert _doc(res, "ntsb03"), (q, res)
+        named = set(res.docs)
+        hits, _ = real.retrieve_scoped(q)
+        assert hits and {h.doc for h in hits} <= named, q
+        a = real.ask(q)
+        assert {c.doc for c in (*a.citations, *a.related)} <= named, (q, a.answer)
+
+
+@pytest.mark.slow
 def test_question_naming_nothing_is_searched_unscoped(real):
     q = "What was the probable cause of the accident?"  # words every report holds: nothing named
     res = resolve(q, real.people, real.store)
