@@ -213,3 +213,16 @@ def test_answer_text_shows_confidence_and_marks_the_fact():
     assert "Ph.D. in Computer Science, **ETH Zurich**, 2023" in text
     if "confidence" in a.__dict__:
         assert "Confidence: likely (82 %)" in text
+
+
+@pytest.mark.slow
+def test_who_question_nobody_matches_abstains_and_a_real_match_is_listed(real):
+    """Written before running citewise: nobody in these documents plays the violin or worked for the
+    World Bank (the "who" model ranks people against each other, so someone always looks best; the
+    answerability model says whether anyone matches at all). Maurice Weber works at Together AI."""
+    for q in ("Who plays the violin?", "Which people have worked for the World Bank?"):
+        a = real.ask(q)
+        assert a.abstained and not a.citations, (q, a.answer)
+        assert "0 match" in a.notes[-1] and "searched" in a.answer
+    a = real.ask("Who has worked at Together AI?")
+    assert not a.abstained and a.people and a.people[0].name == "Maurice Weber", a.answer

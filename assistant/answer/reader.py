@@ -309,7 +309,11 @@ class Reader:
     def _who(self, r: Reading, people: Sequence[Person]) -> Answer:
         docs, xd, best = doc_features(r)
         pm = self.model.matches(xd) if docs else np.zeros(0)
-        match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= self.model.who_threshold}
+        # Does anyone match at all? The answerability model, over the best candidate of every person:
+        # the "who" model ranks documents against each other, so the best one always looks likely.
+        anyone = self.model.answerable(r.p, r.x, r.unmatched)
+        cut = self.model.who_threshold if anyone >= self.model.threshold else math.inf
+        match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
         by_doc = dict(zip(docs, best, strict=True))
         matches: list[tuple[float, Person, list[int]]] = []
         for person in people:
@@ -320,7 +324,9 @@ class Reader:
         kind = "profile" if all(p.owner_known for p in people) else "document group"
         plural = "s" if searched != 1 else ""
         if not matches:
-            ans = self._abstain(r, f"{searched} {kind}{plural} searched, 0 match")
+            why = f"{searched} {kind}{plural} searched, 0 match"
+            ans = self._abstain(r, why if anyone >= self.model.threshold else f"{why} (answerability {anyone:.2f})",
+                                anyone)
             return Answer(ans.question, f"{ans.answer} ({searched} {kind}{plural} searched)", True, (), ans.related,
                           ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)
         matches.sort(key=lambda m: (-m[0], m[1].name))
