@@ -57,6 +57,9 @@ def test_detectors_read_question_syntax_and_text_shapes():
     assert detect.asked("How did the engine fail?") == ""
     assert detect.asked("Who supervised the thesis?") == "person"
     assert detect.asked("Where did he study?") == "place"
+    # the first interrogative decides; a later one opens a clause
+    assert detect.asked("What was the pilot doing when the airplane crashed?") == ""
+    assert detect.asked("How did the people who wrote it react?") == ""
     line = "Focusing on High Performance Computing and Machine Learning advised by Umit V. Catalyurek."
     a, b = detect.phrase("person", line) or (0, 0)
     assert "Catalyurek" in line[a:b]

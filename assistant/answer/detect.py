@@ -24,16 +24,19 @@ _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z]
 
 
 def asked(question: str) -> str:
-    """The kind of thing `question` asks for: one of `KINDS`, or "" (a passage)."""
+    """The kind of thing `question` asks for: one of `KINDS`, or "" (a passage).
+
+    The first interrogative decides; a later one opens a clause ("What was the pilot doing *when* the
+    airplane crashed?" asks for an activity, not a date)."""
     words = [w.lower() for w in _TOKENS.findall(question)]
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if w == "when":
             return "date"
-        if w in ("what", "which") and nxt in ("year", "date", "month", "day"):
-            return "date"
-        if w == "how" and nxt and nxt not in _AUX:
-            return "number"
+        if w in ("what", "which"):
+            return "date" if nxt in ("year", "date", "month", "day") else ""
+        if w == "how":
+            return "number" if nxt and nxt not in _AUX else ""
         if w in ("who", "whom", "whose"):
             return "person"
         if w == "where":
@@ -132,6 +135,8 @@ def is_list(question: str, names_someone: bool) -> bool:
     (within three words, or "which of") by a plural noun: a word ending in "s" whose lemma is shorter,
     or "people", English's plural of "person" ("Which two people ...?"). Other irregular plurals are
     not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
+    A plural followed by "of" names parts of one thing ("Which parts of N1181Y were damaged?"): a
+    fact about it, not a list of people or documents.
     """
     from .features import lemma
 
@@ -146,13 +151,12 @@ def is_list(question: str, names_someone: bool) -> bool:
         nxt = words[i + 1:i + 4]
         if nxt[:1] == ["of"]:
             return True
-        for x in nxt:
+        for j, x in enumerate(nxt):
             if x in _AUX:
                 break
-            if len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x:
-                return True
-            if x == "people":
-                return True
+            plural = x == "people" or (len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x)
+            if plural:
+                return nxt[j + 1:j + 2] != ["of"]
     return False
 
 
