@@ -124,6 +124,19 @@ def test_unmatched_is_the_rarest_question_word_a_candidate_leaves_out(seed_assis
 
     others = [i for i in range(len(cands)) if "gpa" not in lemmas(context(i))]
     assert others and all(u[i] > 0.0 for i in others)  # "gpa" is missing there (and is a rare word)
+
+    # The type a "which"/"what" question names is what the answer is an instance of, not a word it holds:
+    # "Which company ..." is answered by a company's name.
+    assert detect.type_word("Which company does Muhammed Fatih Balin work for now?") == "company"
+    assert detect.type_word("At which venue was the paper published?") == "venue"
+    assert detect.type_word("What is his GPA?") == "" and detect.type_word("Which of them won?") == ""
+    q = "Which company does Muhammed Fatih Balin work for now?"
+    hits = seed_assistant.search(q, 6)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    u = unmatched(q, hits, pieces, cands, idf)
+    employer = [i for i, c in enumerate(cands) if "Amazon Web Services" in hits[c.hit].text[c.start:c.end]]
+    assert employer and min(u[i] for i in employer) < 1.0  # "company" (in no seed profile) is not held against it
     assert unmatched(question, hits, pieces, [], idf).shape == (0,)
 
 

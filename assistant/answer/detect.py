@@ -44,6 +44,23 @@ def asked(question: str) -> str:
     return ""
 
 
+def type_word(question: str) -> str:
+    """The noun a "what"/"which" question names as the type of its answer ("Which *company* does she
+    work for?", "At what *venue* was it published?"): the last word of the phrase between the
+    interrogative and its auxiliary verb, when that phrase is one to three words. The answer is an
+    instance of the type (a company's name), so a passage need not contain the word itself. "" when
+    there is none ("What is ...", "Which of ...")."""
+    words = [w.lower() for w in _TOKENS.findall(question)]
+    for i, w in enumerate(words):
+        if w not in ("what", "which"):
+            continue
+        for j in range(i + 1, min(i + 5, len(words))):
+            if words[j] in _AUX:
+                return words[j - 1] if 1 <= j - i - 1 <= 3 and words[i + 1] not in ("of", "the", "a", "an") else ""
+        return ""
+    return ""
+
+
 def has_year(text: str) -> bool:
     return bool(_YEAR.search(text))
 

@@ -243,7 +243,8 @@ def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands
         return np.zeros(0, np.float32)
     common = common_words()
     owners = lemmas(" ".join(h.owner or "" for h in hits))
-    asked = {w for w in lemmas(question) - owners if w not in common}
+    typed = lemmas(detect.type_word(question))  # "which company": the answer names a company, not the word
+    asked = {w for w in lemmas(question) - owners - typed if w not in common}
     top = math.log((idf.n + 1) / 0.5) or 1.0
     texts = [h.text for h in hits]
     piece_lem = [piece_lemmas(flat(texts[p.hit][p.start:p.end])) for p in pieces]
