@@ -49,6 +49,20 @@ def _build(tmp_path: Path, n: int = 4) -> tuple[Store, HashEmbedder, list[Path]]
     return store, emb, files
 
 
+def _reopen_as_before(store: Store, index: Path, column: str, version: int) -> Store:
+    """Close `store`, turn it into an index of schema `version` (without the documents' `column`), and
+    open it again: the migrations after `version` must run and bring it up to date."""
+    store.close()
+    db = sqlite3.connect(index / "chunks.sqlite")
+    db.execute(f"ALTER TABLE documents DROP COLUMN {column}")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    db.commit()
+    db.close()
+    store = Store.open(index)
+    assert schema_version(store._db) == len(MIGRATIONS)
+    return store
+
+
 def test_unchanged_size_and_mtime_skip_hashing(tmp_path: Path, hashes: list[str]) -> None:
     store, emb, files = _build(tmp_path)
     assert len(hashes) == len(files)  # a first build hashes everything (moves and copies need it)
@@ -112,14 +126,7 @@ def test_moved_file_keeps_its_vectors_and_records_the_new_mtime(tmp_path: Path, 
 
 def test_index_without_mtimes_is_migrated_and_hashes_once(tmp_path: Path, hashes: list[str]) -> None:
     store, emb, files = _build(tmp_path)
-    store.close()
-    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
-    db.execute("ALTER TABLE documents DROP COLUMN mtime_ns")  # the schema before m003
-    db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
-    db.commit()
-    db.close()
-    store = Store.open(tmp_path / "index")
-    assert schema_version(store._db) == len(MIGRATIONS)
+    store = _reopen_as_before(store, tmp_path / "index", "mtime_ns", 2)  # the schema before m003
     assert {d.mtime_ns for d in store.documents()} == {None}
     hashes.clear()
     report = index_paths([tmp_path / "docs"], store, emb)
@@ -166,14 +173,7 @@ def test_other_chunk_settings_read_files_again(tmp_path: Path, hashes: list[str]
 
 def test_index_from_before_read_with_is_migrated_and_read_again_once(tmp_path: Path, hashes: list[str]) -> None:
     store, emb, files = _build(tmp_path)
-    store.close()
-    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
-    db.execute("ALTER TABLE documents DROP COLUMN read_with")  # the schema before m006
-    db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
-    db.commit()
-    db.close()
-    store = Store.open(tmp_path / "index")
-    assert schema_version(store._db) == len(MIGRATIONS)
+    store = _reopen_as_before(store, tmp_path / "index", "read_with", 5)  # the schema before m006
     assert {d.read_with for d in store.documents()} == {None}
     report = index_paths([tmp_path / "docs"], store, emb)
     assert len(report.reread) == len(files)
