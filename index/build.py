@@ -8,8 +8,9 @@ rewrites the FAISS file O(log n) times, not once per batch. A file whose size an
 index is unchanged without being read (as git and rsync decide); a touched file (new mtime, same
 bytes) is hashed once and its new mtime recorded; a moved file (same content, old path gone) is
 re-pointed, not re-embedded. A file read another way than this run would read it (an older ingest
-version or other chunk settings, see `reading`) is read again even when its bytes are unchanged. A file that fails to parse is reported and skipped; it never stops
-the batch and never touches what is already indexed. `shard` keeps this machine's share of the
+version or other chunk settings, see `reading`) is read again even when its bytes are unchanged. A
+file that fails to parse is reported and skipped; it never stops the batch and never touches what is
+already indexed. `shard` keeps this machine's share of the
 files (`index.shard`).
 """
 
