@@ -10,8 +10,7 @@ bytes) is hashed once and its new mtime recorded; a moved file (same content, ol
 re-pointed, not re-embedded. A file read another way than this run would read it (an older ingest
 version or other chunk settings, see `reading`) is read again even when its bytes are unchanged. A
 file that fails to parse is reported and skipped; it never stops the batch and never touches what is
-already indexed. `shard` keeps this machine's share of the
-files (`index.shard`).
+already indexed. `shard` keeps this machine's share of the files (`index.shard`).
 """
 
 from __future__ import annotations
