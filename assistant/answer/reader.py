@@ -321,13 +321,12 @@ class Reader:
             if hit_docs:
                 matches.append((match[hit_docs[0]], person, [by_doc[d] for d in hit_docs]))
         searched = len(people)
-        kind = "profile" if all(p.owner_known for p in people) else "document group"
-        plural = "s" if searched != 1 else ""
+        what = _searched(people)
         if not matches:
-            why = f"{searched} {kind}{plural} searched, 0 match"
+            why = f"{what} searched, 0 match"
             ans = self._abstain(r, why if anyone >= self.model.threshold else f"{why} (answerability {anyone:.2f})",
                                 anyone)
-            return Answer(ans.question, f"{ans.answer} ({searched} {kind}{plural} searched)", True, (), ans.related,
+            return Answer(ans.question, f"{ans.answer} ({what} searched)", True, (), ans.related,
                           ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)
         matches.sort(key=lambda m: (-m[0], m[1].name))
         cites: list[Citation] = []
@@ -346,9 +345,25 @@ class Reader:
             cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
             lines.append(f"{prefix}{flat(hit.text[a:b])} [{len(cites)}]")
             out.append(PersonAnswer(person.name, person.docs, (len(cites),), person.owner_known))
-        note = f"{searched} {kind}{plural} searched, {len(matches)} match"
+        note = f"{what} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
+
+
+def _searched(people: Sequence[Person]) -> str:
+    """What a "who" question searched: "3 profiles", "5 documents", "17 profiles and 7 other documents"
+    (a document without a person owner is not a profile)."""
+    owned = sum(p.owner_known for p in people)
+    other = len(people) - owned
+
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}{'s' if k != 1 else ''}"
+
+    if not other:
+        return n(owned, "profile")
+    if not owned:
+        return n(other, "document")
+    return f"{n(owned, 'profile')} and {n(other, 'other document')}"
 
 
 def _with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
