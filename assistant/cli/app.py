@@ -75,7 +75,8 @@ def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None
               workers: int | None, shard_spec: Shard | None, vectors: dict[str, Any]) -> None:
     """Index files and folders (recursively): txt, md, pdf, docx, html.
 
-    Re-running on the same folder only embeds new or changed files.
+    Re-running on the same folder only embeds new or changed files (and, once, files an older citewise
+    or other chunk settings read).
 
     \b
     Examples:
