@@ -57,6 +57,9 @@ def test_detectors_read_question_syntax_and_text_shapes():
     assert detect.asked("How did the engine fail?") == ""
     assert detect.asked("Who supervised the thesis?") == "person"
     assert detect.asked("Where did he study?") == "place"
+    # a form's label (a capitalised run right before a colon) is not a name; the value after it can be
+    form = "Defining Event: Injuries: 1 Serious\nAdvisor: Adam Fishbein"
+    assert [form[a:b] for k, a, b in detect.entities(form) if k == "person"] == ["Adam Fishbein"]
     # the first interrogative decides; a later one opens a clause
     assert detect.asked("What was the pilot doing when the airplane crashed?") == ""
     assert detect.asked("How did the people who wrote it react?") == ""

@@ -104,9 +104,12 @@ def _name_shape(run: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def entities(text: str) -> tuple[tuple[str, int, int], ...]:
-    """(kind, start, end) of persons and organisations/places in `text` (capitalised runs)."""
+    """(kind, start, end) of persons and organisations/places in `text` (capitalised runs). A run right
+    before a colon is a form's label ("Defining Event: ...", "Registered Owner: ..."), not a name."""
     out = []
     for a, b in _runs(text):
+        if text[b:b + 3].lstrip(" \t").startswith(":"):
+            continue
         kind = _tag(text[a:b].rstrip(".,"))
         if kind == "Person" or _name_shape(text[a:b]):
             out.append(("person", a, b))
