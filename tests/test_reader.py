@@ -19,6 +19,7 @@ from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.reader import PARAMS, Reader, ReaderModel, doc_features
+from index import Hit
 
 pytestmark = pytest.mark.slow
 REALDOCS = SHARED / "eval" / "realdocs"
@@ -141,6 +142,22 @@ def test_unmatched_is_the_rarest_question_word_a_candidate_leaves_out(seed_assis
     employer = [i for i, c in enumerate(cands) if "Amazon Web Services" in hits[c.hit].text[c.start:c.end]]
     assert employer and min(u[i] for i in employer) < 1.0  # "company" (in no seed profile) is not held against it
     assert unmatched(question, hits, pieces, [], idf).shape == (0,)
+
+
+def test_question_words_meet_accented_names_and_dotted_abbreviations():
+    """A question typed without accents or dots ("Parvulescu", "PhD") meets the document's "Pârvulescu"
+    and "Ph.D.": the overlap features and `unmatched` compare accent-free lemmas, and a compound
+    joined by dots also counts glued ("Ph.D." -> "phd"), as the lexical index glues it."""
+    assert {"phd", "ph", "d"} <= lemmas("PH.D. IN ECONOMICS") and "bsc" in lemmas("B.Sc. (Honours)")
+    assert lemmas("Pârvulescu's minors") == lemmas("Parvulescu's minors")
+    text = "Ph.D. in Sociology, McGill University 2015"
+    hit = Hit(1, "c1", "/docs/cv.pdf", 1, "Education", text, 1.0, "Radu Andrei Pârvulescu", "Curriculum vitae", 0, len(text))
+    pieces = pieces_of([hit])
+    cands = candidates([hit], pieces)
+    idf = Idf([text, "Book reviews written for International Sociology", "Minors in history and philosophy"])
+    assert unmatched("Where did Parvulescu do his PhD?", [hit], pieces, cands, idf).tolist() == [0.0] * len(cands)
+    # before: "parvulescu" (not the owner's "pârvulescu") and "phd" (not "ph", "d") were both left unmatched
+    assert unmatched("Where did Parvulescu do his doctorate?", [hit], pieces, cands, idf).max() > 0.0
 
 
 def test_fitted_parameters_ship_as_json_and_load_without_sklearn():

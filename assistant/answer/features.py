@@ -1,8 +1,8 @@
 """Step 3a of the reader: general features of each candidate, as one numpy matrix.
 
 Features (names in `NAMES`): MiniLM cosine of the question to the candidate, to its best piece, to
-its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas, IDF from
-the collection's chunks) of the question with the candidate and with candidate + context; the plain
+its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas, accent-free, dotted
+abbreviations also glued: "Ph.D." meets "PhD"; IDF from the collection's chunks) of the question with the candidate and with candidate + context; the plain
 share of question words present; each of those relative to the best candidate of the question;
 search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length;
 the share of its (IDF-weighted) words the question does not already say.
@@ -42,6 +42,8 @@ NAMES = (
     "new_info",
 )
 _WORD = re.compile(r"\w+")
+_COMPOUND = re.compile(r"\w+(?:\.\w+)+")
+_JOINER = re.compile(r"\.")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
 
 
@@ -51,13 +53,19 @@ def lemma(word: str) -> str:
 
     w = word.lower()
     try:
-        return str(simplemma.lemmatize(w, lang="en")).lower()
+        w = str(simplemma.lemmatize(w, lang="en")).lower()
     except Exception:  # a token simplemma cannot handle keeps its lower-case form
-        return w
+        w = word.lower()
+    return fold(w)  # accent-free: a question typed "Parvulescu" meets a CV's "Pârvulescu"
 
 
 def lemmas(text: str) -> set[str]:
-    return {lemma(w) for w in _WORD.findall(text)}
+    """Lemmas of the words of `text`, and of each compound joined by dots, hyphens or slashes glued
+    together as the lexical index glues them (`index.lexical`): "Ph.D." also gives "phd", so it
+    meets a question's "PhD"; "multi-GPU" also gives "multigpu"."""
+    out = {lemma(w) for w in _WORD.findall(text)}
+    out.update(lemma(_JOINER.sub("", m)) for m in _COMPOUND.findall(text))
+    return out
 
 
 @lru_cache(maxsize=50_000)
@@ -145,7 +153,7 @@ class VectorCache:
 
 def owner_tokens(owner: str | None) -> frozenset[str]:
     """The lower-case words of a document owner's name longer than an initial."""
-    return frozenset(w.lower().strip(".,") for w in (owner or "").split() if len(w.strip(".,")) > 1)
+    return frozenset(fold(w).strip(".,") for w in (owner or "").split() if len(w.strip(".,")) > 1)
 
 
 def focus(question: str, hits: Sequence[Hit]) -> str:
@@ -186,7 +194,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     scos = sv @ qvec
     qlem = {w for w in lemmas(question)}
     qweights = {w: idf(w) for w in qlem}
-    qwords = {w.lower() for w in _WORD.findall(question)}
+    qwords = {fold(w) for w in _WORD.findall(question)}
     kind = detect.asked(question)
     top_score = max((h.score for h in hits), default=1.0) or 1.0
     piece_lem = [piece_lemmas(t) for t in ptexts]
@@ -203,7 +211,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
         text = hits[c.hit].text[c.start:c.end]
         lem: set[str] = set().union(*(piece_lem[j] for j in ids))
         ctx = lem | sec_lem[c.hit] | (piece_lem[c.header] if c.header is not None else set())
-        words = {w.lower() for w in _WORD.findall(text)}
+        words = {fold(w) for w in _WORD.findall(text)}
         evidence = (qlem - loc[c.hit]) & lem
         etotal = sum(qweights[w] for w in qlem - loc[c.hit]) or 1.0
         new = lem - qlem - loc[c.hit]
