@@ -85,6 +85,17 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     assert two[a:b] == "2,319 hours"
     a, b = detect.phrase("number", two, near={"pilot": 1.0, "age": 2.0}) or (0, 0)
     assert two[a:b] == "85"
+    # Given the question: a number it already says is no answer, nor is a date's day or year
+    crash = "On December 23, 2007, a Cessna 172 struck terrain; the pilot and 3 passengers died in 2007 weather."
+    q = "How many people died in the Cessna 172 crash?"
+    a, b = detect.phrase("number", crash, near={"died": 1.0, "people": 1.0}, question=q) or (0, 0)
+    assert crash[a:b] == "3 passengers"
+    assert detect.phrase("number", "Cessna 172, 2007", question=q) is None  # nothing left to lead with
+    assert detect.phrase("number", "Cessna 172, 2007") is not None  # without the question: the first
+    # probablepeople's verdict must agree with its own parse ("Computer Science": a "Person" made of a
+    # corporation part)
+    assert detect._tag("Computer Science") == "" and detect._tag("Jenna Wiens") == "Person"
+    assert detect._tag("University of South Carolina") == "Corporation"
 
 
 def test_features_use_collection_idf_and_cached_embeddings(seed_assistant, embedder):
@@ -262,6 +273,17 @@ def test_eval_types_and_conciseness():
     assert type_of({"answer": [["a"]], "docs": ["x"], "type": "number"}) == "number"
     assert is_concise({"answer": [["a"]], "docs": ["x"]}, Answer("q", "a " * 140 + "[1]", False))
     assert not is_concise({"answer": [["a"]], "docs": ["x"]}, Answer("q", "a " * 160, False))
+    # "lead": how many phrases an answer leads with hold the answer themselves
+    from assistant.answer.evaluate import Scored, metrics
+    from assistant.answer_eval import AnswerScore
+
+    def scored(fact: str) -> Scored:
+        rec = {"q": "How many?", "docs": ["x"], "answer": [["3 passengers", "three"]]}
+        ans = Answer("How many?", f"{fact} [1]\nthe pilot and 3 passengers [1]", False, fact=fact)
+        return Scored(rec, AnswerScore("d1", "How many?", True, False, True, 1, 1, 1, 1, 1, None), True, ans)
+
+    m = metrics([scored("3 passengers"), scored("172"), scored("")])
+    assert (m["leads"], m["leads_ok"]) == (2.0, 1.0)
 
 
 def test_realdocs_reader_answers_a_report_field_and_a_cv_fact(tmp_path_factory, embedder):

@@ -10,6 +10,7 @@ probablepeople's person / corporation tagging of capitalised runs. No domain wor
 from __future__ import annotations
 
 import bisect
+import calendar
 import re
 from functools import lru_cache
 
@@ -74,9 +75,15 @@ def _tag(run: str) -> str:
     import probablepeople
 
     try:
-        return str(probablepeople.tag(run)[1])
+        parts, kind = probablepeople.tag(run)
     except Exception:  # probablepeople raises RepeatedLabelError on odd strings: no verdict
         return ""
+    # its verdict must agree with its own parse: "Computer Science" comes back a "Person" made of
+    # one CorporationNameOrganization part
+    corporate = any(label.startswith("Corporation") for label in parts)
+    if (kind == "Person" and corporate) or (kind == "Corporation" and not corporate):
+        return ""
+    return str(kind)
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
@@ -204,16 +211,48 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
     return []
 
 
+_MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
+_NUMERAL = re.compile(r"[$€£¥]?\d(?:[\d,.]*\d)?")
+
+
+def _in_date(text: str, a: int, b: int) -> bool:
+    """Is the number at text[a:b] part of a date: a year ("2024", "2012 NSERC") or a day beside a
+    month's name ("December 23, 2007")? A number asked for is a quantity."""
+    numeral = _NUMERAL.match(text, a)
+    if numeral and _YEAR.fullmatch(numeral.group(0)):
+        return True
+    before = re.findall(r"[^\W\d_]+", text[max(0, a - 12):a])
+    after = re.match(r"[\s,.]*([^\W\d_]+)", text[numeral.end() if numeral else b:])
+    return bool(before and before[-1].casefold() in _MONTHS and not text[a - 12:a].rstrip().endswith((".", ";", ":"))) \
+        or bool(after and after.group(1).casefold() in _MONTHS)
+
+
+def _said(phrase: str, question: str) -> bool:
+    """Does the question itself say `phrase` ("172" in "the Cessna 172 crash")?"""
+    words = _TOKENS.findall(phrase.casefold())
+    return bool(words) and re.search(r"(?<![\w.-])" + r"\W+".join(map(re.escape, words)) + r"(?![\w-])",
+                                     question.casefold()) is not None
+
+
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
-           near: dict[str, float] | None = None) -> tuple[int, int] | None:
+           near: dict[str, float] | None = None, question: str = "") -> tuple[int, int] | None:
     """Offsets of a verbatim phrase of `kind` in `text`, or None.
 
     With `near` (question words -> weight, e.g. IDF), the phrase closest to the question's words
     wins: each word found in the text adds weight / (1 + its distance in words to the phrase), so
     "3 days" beats "2019" in "Since 2019 the office keeps records for 3 days after a request is
-    closed" for "How long are records kept after a request is closed?". Without it, the first one.
+    closed" for "How long are records kept after a request is closed?"; question words inside a
+    phrase do not bring it closer. Without `near`, the first one.
+
+    With `question`, a phrase the question already says is no answer to it ("172" for "How many
+    people died in the Cessna 172 crash?"), and a number asked for is a quantity, not part of a date
+    ("23" or "2007" in "December 23, 2007"). When no phrase is left there is none to lead with.
     """
     spans = _spans(kind, text, exclude)
+    if question and spans:
+        spans = [(a, b) for a, b in spans if not _said(text[a:b], question)]
+        if kind == "number":
+            spans = [(a, b) for a, b in spans if not _in_date(text, a, b)]
     if not spans or not near or len(spans) == 1:
         return spans[0] if spans else None
     starts: list[int] = []
@@ -225,7 +264,9 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
             at.setdefault(w, []).append(n)
 
     def closeness(span: tuple[int, int]) -> float:
+        # question words inside the phrase do not count: the phrase would only be restating the question
         a, b = bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
-        return sum(near[w] / (1 + min(min(abs(j - a), abs(j - b)) for j in js)) for w, js in at.items())
+        return sum(near[w] / (1 + min(min(abs(j - a), abs(j - b)) for j in out))
+                   for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
     return max(spans, key=closeness)  # the first on a tie

@@ -8,7 +8,10 @@ For QA records `{"q", "docs", "gold", "answer", "split"?, "type"?}`:
 - concise accuracy: right and, `[n]` markers removed, at most 300 characters (a "who" answer: at
   most 120 per expected person);
 - false abstentions, unanswerables abstained, who coverage (share of listed documents cited) and
-  quote validity (quotes that are exact substrings of their stored chunk).
+  quote validity (quotes that are exact substrings of their stored chunk);
+- lead: of the fact answers that lead with a phrase (a date, number, name or place; `Answer.fact`),
+  how many phrases hold every answer group themselves ("k/n"; the rest of the answer may still be
+  right).
 
 The baseline answers from the top-4 search hits with the window (whole lines, at most 300
 characters) whose MiniLM cosine to the question + 0.5 x question-word overlap - 0.05 x hit rank is
@@ -84,7 +87,16 @@ def metrics(items: Sequence[Scored]) -> dict[str, float]:
         "unanswerable": float(len(unanswerable)),
         "who_cov": sum(cov) / len(cov) if cov else float("nan"),
         "quotes_ok": sum(i.score.valid_quotes for i in items) / quotes if quotes else 1.0,
+        "leads": float(len(leads := [i for i in answerable if i.answer.fact and not i.answer.abstained])),
+        "leads_ok": float(sum(_holds(i.record, i.answer.fact) for i in leads)),
     }
+
+
+def _holds(record: dict[str, Any], text: str) -> bool:
+    """Does `text` hold an alternative of every answer group of `record`?"""
+    norm = " ".join(text.split()).casefold()
+    groups = record.get("answer") or []
+    return bool(groups) and all(any(" ".join(a.split()).casefold() in norm for a in g) for g in groups)
 
 
 def breakdown(items: Sequence[Scored]) -> dict[str, dict[str, float]]:
@@ -99,9 +111,9 @@ def breakdown(items: Sequence[Scored]) -> dict[str, dict[str, float]]:
 
 
 def table(results: dict[str, dict[str, dict[str, float]]]) -> str:
-    """One row per (split or split/type, system): accuracy, concise, abstentions, coverage, quotes."""
+    """One row per (split or split/type, system): accuracy, concise, abstentions, coverage, quotes, leads."""
     lines = [f"{'split/type':<22}{'system':<10}{'n':>4}{'acc':>7}{'concise':>9}{'false-abst':>12}"
-             f"{'unans-abst':>12}{'who-cov':>9}{'quotes':>8}"]
+             f"{'unans-abst':>12}{'who-cov':>9}{'quotes':>8}{'lead':>8}"]
     systems = list(results)
     rows = list(next(iter(results.values())).keys()) if results else []
     for row in rows:
@@ -114,8 +126,9 @@ def table(results: dict[str, dict[str, dict[str, float]]]) -> str:
             cov = "-" if np.isnan(m["who_cov"]) else f"{m['who_cov']:.2f}"
             acc = "-" if np.isnan(m["accuracy"]) else f"{m['accuracy']:.3f}"
             con = "-" if np.isnan(m["concise"]) else f"{m['concise']:.3f}"
+            lead = f"{m['leads_ok']:.0f}/{m['leads']:.0f}" if m.get("leads") else "-"
             lines.append(f"{row:<22}{system:<10}{m['questions']:>4.0f}{acc:>7}{con:>9}{fa:>12}{ua:>12}{cov:>9}"
-                         f"{m['quotes_ok']:>8.2f}")
+                         f"{m['quotes_ok']:>8.2f}{lead:>8}")
     return "\n".join(lines)
 
 
