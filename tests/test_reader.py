@@ -96,6 +96,9 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     # corporation part)
     assert detect._tag("Computer Science") == "" and detect._tag("Jenna Wiens") == "Person"
     assert detect._tag("University of South Carolina") == "Corporation"
+    # a title opening a name (nameparser's list) does not make it a company's name
+    line = "PhD student, supervised by Prof. Volker Bormuth, Laboratoire Jean Perrin"
+    assert ("person", "Prof. Volker Bormuth") in [(k, line[a:b]) for k, a, b in detect.entities(line)]
 
 
 def test_features_use_collection_idf_and_cached_embeddings(seed_assistant, embedder):

@@ -102,6 +102,14 @@ def _runs(text: str) -> list[tuple[int, int]]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _is_title(word: str) -> bool:
+    """Is `word` a title before a name ("Prof.", "Dr")? nameparser's list of titles decides."""
+    from nameparser.config import CONSTANTS
+
+    return word.rstrip(".").casefold() in CONSTANTS.titles
+
+
 def _name_shape(run: str) -> bool:
     """A given name, a middle initial and a surname ("Umit V. Catalyurek"): the shape of a person's name."""
     words = run.rstrip(".,").split()
@@ -112,12 +120,16 @@ def _name_shape(run: str) -> bool:
 @lru_cache(maxsize=65536)
 def entities(text: str) -> tuple[tuple[str, int, int], ...]:
     """(kind, start, end) of persons and organisations/places in `text` (capitalised runs). A run right
-    before a colon is a form's label ("Defining Event: ...", "Registered Owner: ..."), not a name."""
+    before a colon is a form's label ("Defining Event: ...", "Registered Owner: ..."), not a name; a run
+    opening with a title (nameparser's list: "Prof.", "Dr") is a person when the rest of it is one."""
     out = []
     for a, b in _runs(text):
         if text[b:b + 3].lstrip(" \t").startswith(":"):
             continue
         kind = _tag(text[a:b].rstrip(".,"))
+        title, _, rest = text[a:b].partition(" ")
+        if kind != "Person" and " " in rest.strip() and _is_title(title) and _tag(rest.rstrip(".,")) == "Person":
+            kind = "Person"  # "Prof. Volker Bormuth": probablepeople reads the title as a company's name
         if kind == "Person" or _name_shape(text[a:b]):
             out.append(("person", a, b))
         elif kind == "Corporation":
