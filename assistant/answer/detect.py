@@ -225,6 +225,8 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
 
 _MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 _NUMERAL = re.compile(r"[$€£¥]?\d(?:[\d,.]*\d)?")
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?\s+$")
+_WORD_AFTER = re.compile(r"[\s,]*([^\W\d_]+)")
 
 
 def _in_date(text: str, a: int, b: int) -> bool:
@@ -233,10 +235,9 @@ def _in_date(text: str, a: int, b: int) -> bool:
     numeral = _NUMERAL.match(text, a)
     if numeral and _YEAR.fullmatch(numeral.group(0)):
         return True
-    before = re.findall(r"[^\W\d_]+", text[max(0, a - 12):a])
-    after = re.match(r"[\s,.]*([^\W\d_]+)", text[numeral.end() if numeral else b:])
-    return bool(before and before[-1].casefold() in _MONTHS and not text[a - 12:a].rstrip().endswith((".", ";", ":"))) \
-        or bool(after and after.group(1).casefold() in _MONTHS)
+    before = _WORD_BEFORE.search(text, max(0, a - 12), a)  # "December 23", "Dec. 23"
+    after = _WORD_AFTER.match(text, numeral.end() if numeral else b)  # "23 December", "5 May 2019"
+    return any(m is not None and m.group(1).casefold() in _MONTHS for m in (before, after))
 
 
 def _said(phrase: str, question: str) -> bool:

@@ -1,9 +1,10 @@
 """Step 3a of the reader: general features of each candidate, as one numpy matrix.
 
 Features (names in `NAMES`): MiniLM cosine of the question to the candidate, to its best piece, to
-its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas, accent-free, dotted
-abbreviations also glued: "Ph.D." meets "PhD"; IDF from the collection's chunks) of the question with the candidate and with candidate + context; the plain
-share of question words present; each of those relative to the best candidate of the question;
+its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas,
+accent-free, dotted abbreviations also glued: "Ph.D." meets "PhD"; IDF from the collection's chunks)
+of the question with the candidate and with candidate + context; the plain share of question words
+present; each of those relative to the best candidate of the question;
 search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length;
 the share of its (IDF-weighted) words the question does not already say.
 
@@ -60,9 +61,10 @@ def lemma(word: str) -> str:
 
 
 def lemmas(text: str) -> set[str]:
-    """Lemmas of the words of `text`, and of each compound joined by dots, hyphens or slashes glued
-    together as the lexical index glues them (`index.lexical`): "Ph.D." also gives "phd", so it
-    meets a question's "PhD"; "multi-GPU" also gives "multigpu"."""
+    """Lemmas of the words of `text`, and of each compound joined by dots glued together, as the
+    lexical index glues them (`index.lexical`): "Ph.D." also gives "phd", so it meets a question's
+    "PhD". (Gluing hyphenated compounds too, "PA-22" -> "pa22", left a question's own compounds
+    unmatched in passages that split them, and was measured worse.)"""
     out = {lemma(w) for w in _WORD.findall(text)}
     out.update(lemma(_JOINER.sub("", m)) for m in _COMPOUND.findall(text))
     return out
