@@ -96,6 +96,15 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     # corporation part)
     assert detect._tag("Computer Science") == "" and detect._tag("Jenna Wiens") == "Person"
     assert detect._tag("University of South Carolina") == "Corporation"
+    # a place phrase holding a word the collection only ever capitalises beats a title of common words
+    idf = Idf(["She works in political science research.", "A professor and an assistant."])
+    line = "Assistant Professor of Political Science (August 2026)\nUniversity of South Carolina"
+    asked = "Where will she start as an assistant professor in August 2026?"
+    near = {"start": 1.0, "assistant": 1.0, "professor": 1.0, "august": 1.0, "2026": 1.0}
+    a, b = detect.phrase("place", line, near=near, question=asked) or (0, 0)
+    assert line[a:b] == "Assistant Professor of Political Science"  # the words of the question sit beside it
+    a, b = detect.phrase("place", line, near=near, question=asked, named=idf.proper) or (0, 0)
+    assert line[a:b] == "University of South Carolina" and not idf.proper("Science") and idf.proper("Carolina")
     # a title opening a name (nameparser's list) does not make it a company's name
     line = "PhD student, supervised by Prof. Volker Bormuth, Laboratoire Jean Perrin"
     assert ("person", "Prof. Volker Bormuth") in [(k, line[a:b]) for k, a, b in detect.entities(line)]

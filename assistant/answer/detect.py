@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import calendar
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 KINDS = ("date", "number", "person", "place")
@@ -248,7 +249,8 @@ def _said(phrase: str, question: str) -> bool:
 
 
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
-           near: dict[str, float] | None = None, question: str = "") -> tuple[int, int] | None:
+           near: dict[str, float] | None = None, question: str = "",
+           named: Callable[[str], bool] | None = None) -> tuple[int, int] | None:
     """Offsets of a verbatim phrase of `kind` in `text`, or None.
 
     With `near` (question words -> weight, e.g. IDF), the phrase closest to the question's words
@@ -260,12 +262,18 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     With `question`, a phrase the question already says is no answer to it ("172" for "How many
     people died in the Cessna 172 crash?"), and a number asked for is a quantity, not part of a date
     ("23" or "2007" in "December 23, 2007"). When no phrase is left there is none to lead with.
+    With `named` (is this word a name? e.g. `features.Idf.proper`), a person or place phrase holding a
+    name is preferred to one made only of common words.
     """
     spans = _spans(kind, text, exclude)
     if question and spans:
         spans = [(a, b) for a, b in spans if not _said(text[a:b], question)]
         if kind == "number":
             spans = [(a, b) for a, b in spans if not _in_date(text, a, b)]
+    if named is not None and kind in ("person", "place"):
+        # a phrase with a word the collection only ever capitalises names someone or somewhere;
+        # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
+        spans = [sp for sp in spans if any(named(w) for w in _TOKENS.findall(text[sp[0]:sp[1]]))] or spans
     if not spans or not near or len(spans) == 1:
         return spans[0] if spans else None
     starts: list[int] = []

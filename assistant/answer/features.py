@@ -82,6 +82,7 @@ class Idf:
     def __init__(self, texts: Sequence[str] = ()) -> None:
         self.df: dict[str, int] = {}
         self.n = 0
+        self.lower: set[str] = set()  # words the texts write in lower case somewhere
         for t in texts:
             self.add(t)
 
@@ -89,9 +90,15 @@ class Idf:
         self.n += 1
         for w in lemmas(text):
             self.df[w] = self.df.get(w, 0) + 1
+        self.lower.update(w for w in _WORD.findall(text) if w.islower())
 
     def __call__(self, word: str) -> float:
         return math.log((self.n + 1) / (self.df.get(word, 0) + 0.5))
+
+    def proper(self, word: str) -> bool:
+        """Is `word` a name as far as the collection tells: capitalised, and never written in lower
+        case in it ("Carolina", "Microsoft"; not "Research" or "Science")?"""
+        return word[:1].isupper() and word.isalpha() and word.lower() not in self.lower
 
     @classmethod
     def of_store(cls, store: object) -> Idf:

@@ -276,7 +276,8 @@ class Reader:
             idf = self.idf(r.hits)
             owner = owner_tokens(hit.owner)
             words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
-            span = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question)
+            span = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
+                                 named=idf.proper)
         body = flat(text)
         fact = ""
         if span:
