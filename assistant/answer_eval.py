@@ -29,6 +29,12 @@ def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().casefold()
 
 
+def holds_answer(groups: Sequence[Sequence[str]], text: str) -> bool:
+    """Does `text` hold an alternative of every answer group (case and spacing ignored)?"""
+    norm = _norm(text)
+    return bool(groups) and all(any(_norm(a) in norm for a in g) for g in groups)
+
+
 @dataclass(frozen=True)
 class AnswerScore:
     id: str
@@ -53,11 +59,8 @@ def score_answer(record: dict[str, Any], answer: Answer, chunk_text: Callable[[s
     docs: list[str] = list(record.get("docs") or [])
     gold = [_norm(g) for g in record.get("gold") or []]
     answerable = bool(groups)
-    text = _norm(answer.answer)
-    if answerable:
-        correct = not answer.abstained and all(any(_norm(a) in text for a in g) for g in groups)
-    else:
-        correct = answer.abstained
+    # answerable: answered with every group; unanswerable: abstained
+    correct = (not answer.abstained and holds_answer(groups, answer.answer)) if answerable else answer.abstained
     listed = with_gold = 0
     for c in answer.citations:
         name = Path(c.doc).name

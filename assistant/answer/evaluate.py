@@ -29,7 +29,7 @@ import numpy as np
 
 from index import Embedder, Hit, Searcher
 
-from ..answer_eval import AnswerScore, score_answer
+from ..answer_eval import AnswerScore, holds_answer, score_answer
 from . import Answer, citation_from_hit
 
 CONCISE = 300
@@ -88,15 +88,8 @@ def metrics(items: Sequence[Scored]) -> dict[str, float]:
         "who_cov": sum(cov) / len(cov) if cov else float("nan"),
         "quotes_ok": sum(i.score.valid_quotes for i in items) / quotes if quotes else 1.0,
         "leads": float(len(leads := [i for i in answerable if i.answer.fact and not i.answer.abstained])),
-        "leads_ok": float(sum(_holds(i.record, i.answer.fact) for i in leads)),
+        "leads_ok": float(sum(holds_answer(i.record.get("answer") or [], i.answer.fact) for i in leads)),
     }
-
-
-def _holds(record: dict[str, Any], text: str) -> bool:
-    """Does `text` hold an alternative of every answer group of `record`?"""
-    norm = " ".join(text.split()).casefold()
-    groups = record.get("answer") or []
-    return bool(groups) and all(any(" ".join(a.split()).casefold() in norm for a in g) for g in groups)
 
 
 def breakdown(items: Sequence[Scored]) -> dict[str, dict[str, float]]:
