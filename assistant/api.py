@@ -162,8 +162,9 @@ class Assistant:
             model = ReaderModel.load(answer.reader) if answer.reader else None
         except ValueError as exc:  # a missing file, bad JSON or another feature set: one line, the value named
             raise SettingsError(f"answer.reader: {exc}") from None
-        self.writer: AnswerWriter = writer or Reader(self.searcher.embedder, store=store, model=model,
-                                                     per_doc=answer.who_chunks)  # one query embedding
+        self.reader = Reader(self.searcher.embedder, store=store, model=model,
+                             per_doc=answer.who_chunks)  # one query embedding
+        self.writer: AnswerWriter = writer or self.reader
         self.people = People(store)
         self._write_lock = threading.Lock()
 
@@ -185,13 +186,15 @@ class Assistant:
         return self.searcher.search(query, k)
 
     def retrieve(self, question: str) -> list[Hit]:
-        """The chunks an answer to `question` may quote: the documents it names (people, titles, file
-        names, rare facts) first, every person's best chunks for "who" questions, else the global
-        top-k (see `answer.resolve`)."""
-        return self.retrieve_scoped(question)[0]
+        """The chunks an answer to `question` may quote, most likely answer first: the documents it
+        names (people, titles, file names, rare facts) first, every person's best chunks for "who"
+        questions, else the global top-k (see `answer.resolve`); then reordered by the reader's
+        probability that a chunk holds the answer (`Reader.rank`; "who" hits keep their order)."""
+        return self.reader.rank(question, self.retrieve_scoped(question)[0])
 
     def retrieve_scoped(self, question: str) -> tuple[list[Hit], str]:
-        """`retrieve`, and the note saying what the search was scoped to ("" when unscoped)."""
+        """The chunks an answer may quote in search order, and the note saying what the search was
+        scoped to ("" when unscoped)."""
         answer = self.settings.answer
         return retrieve_hits(question, self.searcher, self.people, self.store, self.settings.k,
                              per_person=answer.per_person, person_k=answer.person_k)
@@ -204,6 +207,8 @@ class Assistant:
         """
         resolved = resolve(question, history, self.people.names()) if history else " ".join(question.split())
         hits, scope = self.retrieve_scoped(resolved)
+        if self.writer is not self.reader:  # another writer (an LLM) reads the reader's order, best first
+            hits = self.reader.rank(resolved, hits)
         answer = verify_citations(self.writer.write(resolved, hits), hits)
         notes = (scope, *answer.notes) if scope else answer.notes
         return replace(answer, question=question, resolved=resolved, notes=notes)

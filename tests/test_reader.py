@@ -214,7 +214,7 @@ def test_an_entry_header_alone_is_answered_with_its_body(seed_assistant):
 
     reader = seed_assistant.writer
     q = "What does Fatih Balin work on at Amazon Web Services?"
-    r = reader.read(q, seed_assistant.retrieve(q))
+    r = reader.read(q, seed_assistant.retrieve_scoped(q)[0])
     header = [c for i, c in enumerate(r.cands) if r.text(i).startswith("Amazon Web Services")
               and r.text(i).rstrip().endswith("PRESENT")]
     assert header, "the AWS entry's header lines (employer, title, dates) are a candidate"
@@ -235,7 +235,7 @@ def test_near_miss_question_abstains(seed_assistant):
 
 def test_abstentions_show_related_passages_and_never_claim_absence(seed_assistant):
     reader = seed_assistant.writer
-    hits = seed_assistant.retrieve("What was Burak Bartan's undergraduate GPA?")
+    hits, _ = seed_assistant.retrieve_scoped("What was Burak Bartan's undergraduate GPA?")
     r = reader.read("What was Burak Bartan's undergraduate GPA?", hits)
     a = reader._abstain(r, "test")
     assert a.abstained and a.kind == "abstain" and not a.citations
@@ -317,7 +317,7 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
     records = [json.loads(line) for line in require_shared(SEED_DEV).read_text().splitlines() if line.strip()]
     records += [dict(records[0], id="held", split="heldout")]  # never read
     reader = Reader(seed_assistant.embedder, store=seed_assistant.store)
-    samples = collect(reader, seed_assistant.retrieve, records, tag="seed")
+    samples = collect(reader, lambda q: seed_assistant.retrieve_scoped(q)[0], records, tag="seed")
     assert len(samples) == len(records) - 1 and all(s.record.get("id") != "held" for s in samples)
     answerable = [s for s in samples if s.record.get("answer")]
     assert sum(bool(s.labels.any()) for s in answerable) >= 0.8 * len(answerable)  # the answer is among the candidates
@@ -382,3 +382,16 @@ def test_the_question_is_read_without_the_names_it_is_scoped_by(seed_assistant):
     # the CV's header repeats the name and "PH.D. CANDIDATE"; the answer is the education entry
     a = seed_assistant.ask("Where did Muhammed Fatih Balin do his PhD?")
     assert not a.abstained and "Georgia Institute of Technology" in a.citations[0].quote, a.answer
+
+
+def test_retrieve_puts_the_chunk_the_reader_would_answer_from_first(seed_assistant):
+    # the CV's header repeats the name and "PH.D. CANDIDATE" and leads the search; the reader's
+    # probabilities put the education entry first. A "who" question's per-person hits keep their order.
+    q = "Where did Muhammed Fatih Balin do his PhD?"
+    searched, _ = seed_assistant.retrieve_scoped(q)
+    ranked = seed_assistant.retrieve(q)
+    assert "Georgia Institute of Technology" not in searched[0].text
+    assert "Georgia Institute of Technology" in ranked[0].text
+    assert sorted(h.chunk_id for h in ranked) == sorted(h.chunk_id for h in searched)  # reordered, not refetched
+    who = "Who has worked on graph neural networks?"
+    assert [h.chunk_id for h in seed_assistant.retrieve(who)] == [h.chunk_id for h in seed_assistant.retrieve_scoped(who)[0]]

@@ -250,6 +250,23 @@ class Reader:
         is_who = not named and detect.asks_who(question, q.kind == "people")
         return is_who, (_top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 
+    def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
+        """`hits` reordered by how likely each is to hold the answer: the reader's best candidate
+        probability in each hit, ties kept in search order. The reader is a second-stage ranker here
+        (fitted on the answer candidates of the tune split, see `train`). The search order stays when
+        the reader would abstain (its probabilities then rank passages that do not answer), and for a
+        "who" question, whose hits are every person's best chunks grouped by person."""
+        hits = list(hits)
+        if len(hits) < 2 or self.prepare(question, hits)[0]:
+            return hits
+        r = self.read(question, hits)
+        if not r.cands or self.model.answerable(r.p, r.x, r.unmatched) < self.model.threshold:
+            return hits
+        best = np.full(len(hits), -1.0)
+        for c, p in zip(r.cands, r.p, strict=True):
+            best[c.hit] = max(best[c.hit], float(p))
+        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-best[i], i))]
+
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:
         is_who, hits, people = self.prepare(question, hits)
         r = self.read(question, hits)

@@ -21,10 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from index import Hit
 
 from .evaluate import split_of
 from .features import NAMES
@@ -61,6 +64,11 @@ def label(record: dict[str, Any], r: Reading) -> np.ndarray:
         if any(g in t for g in gold) or (len(docs) == 1 and groups and all(any(a in t for a in g) for g in groups)):
             out[i] = 1.0
     return out
+
+
+def _search_order(assistant: Any, question: str) -> list[Hit]:
+    """The hits `ask` reads, in search order (what the reader's rank features are fitted on)."""
+    return list(assistant.retrieve_scoped(question)[0])
 
 
 def collect(reader: Reader, retrieve: Any, records: Sequence[dict[str, Any]], tag: str = "") -> list[Sample]:
@@ -302,7 +310,7 @@ def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: st
                 index_paths([docs], store, embedder, prune=True)
                 assistant = Assistant(store, embedder)
                 reader = Reader(embedder, store=store, model=keep)
-                samples += collect(reader, assistant.retrieve, records, tag=str(n))
+                samples += collect(reader, partial(_search_order, assistant), records, tag=str(n))
             finally:
                 store.close()
     model, report = train(samples, max_false_abstain=max_false_abstain, keep=keep)

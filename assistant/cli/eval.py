@@ -98,8 +98,9 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
     file-name prefixes and "gold" strings). A hit is a chunk of a listed document containing a gold
     string; questions about several documents count the fraction covered; questions without
     documents are skipped. Records with a "split" are also scored per split ("default (heldout)").
-    The "ask" rows score the hits `citewise ask` reads (scoped to the people or documents a question
-    names), over the questions about one document.
+    The "ask" rows score the assistant's retrieval (the hits `citewise ask` reads, scoped to the people
+    or documents a question names, ordered by the reader's probabilities), over the questions about
+    one document.
 
     \b
     Example:
@@ -151,9 +152,9 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
 
 def _ask_retrieval(store: Any, embedder: Any, items: Any, settings: Settings,
                    splits: Sequence[str]) -> dict[str, dict[str, float]]:
-    """Recall of the hits `citewise ask` reads (scoped to the people or documents a question names),
-    over the questions about one document: a "who" question's hits are every person's best chunks,
-    grouped by person, so ranks there say nothing."""
+    """Recall of the assistant's retrieval (`Assistant.retrieve`: scoped to the people or documents a
+    question names, then ordered by the reader's probabilities), over the questions about one document:
+    a "who" question's hits are every person's best chunks, grouped by person, so ranks there say nothing."""
     from index.evaluate import qa_results
 
     from ..api import Assistant
