@@ -123,6 +123,9 @@ def test_cli_eval_qa_on_the_seed_questions(tmp_path: Path) -> None:
     assert out["ask, 1-doc questions"]["questions"] == out["default, 1-doc questions"]["questions"] == one_doc
     assert out["ask, 1-doc (tune)"]["questions"] + out["ask, 1-doc (heldout)"]["questions"] == one_doc
     assert out["ask, 1-doc questions"]["recall@4"] >= 0.9
+    assert out["ask"]["questions"] == out["default"]["questions"]  # every question with documents, "who" too
+    assert out["ask (tune)"]["questions"] + out["ask (heldout)"]["questions"] == out["ask"]["questions"]
+    assert out["ask"]["recall@4"] >= 0.9
     # The measured pipeline must beat plain dense retrieval and plain RRF on these questions.
     assert out["default"]["recall@4"] >= out["hybrid"]["recall@4"] >= out["dense"]["recall@4"]
     assert out["default"]["recall@10"] >= 0.9

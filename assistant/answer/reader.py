@@ -252,20 +252,27 @@ class Reader:
 
     def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
         """`hits` reordered by how likely each is to hold the answer: the reader's best candidate
-        probability in each hit, ties kept in search order. The reader is a second-stage ranker here
-        (fitted on the answer candidates of the tune split, see `train`). The search order stays when
-        the reader would abstain (its probabilities then rank passages that do not answer), and for a
-        "who" question, whose hits are every person's best chunks grouped by person."""
+        probability in each hit, ties kept in search order. For a "who" question (every person's best
+        chunks, grouped by person) the documents the fitted "who" model finds most likely to match
+        come first, each with its own chunks in search order. The reader is a second-stage ranker
+        here, fitted on the answer candidates of the tune split (`train`). The search order stays when
+        the reader would abstain: its probabilities then rank passages that do not answer."""
         hits = list(hits)
-        if len(hits) < 2 or self.prepare(question, hits)[0]:
+        if len(hits) < 2:
             return hits
-        r = self.read(question, hits)
+        is_who, read, _people = self.prepare(question, hits)
+        r = self.read(question, read)
         if not r.cands or self.model.answerable(r.p, r.x, r.unmatched) < self.model.threshold:
             return hits
-        best = np.full(len(hits), -1.0)
+        best: dict[str, float] = {}
         for c, p in zip(r.cands, r.p, strict=True):
-            best[c.hit] = max(best[c.hit], float(p))
-        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-best[i], i))]
+            best[r.hits[c.hit].chunk_id] = max(best.get(r.hits[c.hit].chunk_id, -1.0), float(p))
+        if not is_who:
+            return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-best.get(hits[i].chunk_id, -1.0), i))]
+        docs, xd, _ = doc_features(r)
+        doc_p = dict(zip(docs, self.model.matches(xd), strict=True)) if docs else {}
+        # whole runs move: each person's chunks keep their search order (and ranks), as `take_turns` reads them
+        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-doc_p.get(hits[i].doc, -1.0), i))]
 
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:
         is_who, hits, people = self.prepare(question, hits)

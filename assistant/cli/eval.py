@@ -99,8 +99,8 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
     string; questions about several documents count the fraction covered; questions without
     documents are skipped. Records with a "split" are also scored per split ("default (heldout)").
     The "ask" rows score the assistant's retrieval (the hits `citewise ask` reads, scoped to the people
-    or documents a question names, ordered by the reader's probabilities), over the questions about
-    one document.
+    or documents a question names, ordered by the reader's probabilities), over all questions and over
+    those about one document.
 
     \b
     Example:
@@ -153,15 +153,17 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
 def _ask_retrieval(store: Any, embedder: Any, items: Any, settings: Settings,
                    splits: Sequence[str]) -> dict[str, dict[str, float]]:
     """Recall of the assistant's retrieval (`Assistant.retrieve`: scoped to the people or documents a
-    question names, then ordered by the reader's probabilities), over the questions about one document:
-    a "who" question's hits are every person's best chunks, grouped by person, so ranks there say nothing."""
+    question names, every person's best chunks for a "who" question, then ordered by the reader's
+    probabilities, people by the "who" model's), over all questions and over those about one document."""
     from index.evaluate import qa_results
 
     from ..api import Assistant
 
     assistant = Assistant(store, embedder, settings=settings)
-    res = qa_results(assistant.retrieve, [i for i in items if len(i.docs) == 1])
-    return {k: v for k, v in _rows(res, splits, "ask, 1-doc questions", "ask, 1-doc").items() if v}
+    res = qa_results(assistant.retrieve, [i for i in items if i.docs])
+    rows = _rows(res, splits, "ask", "ask")
+    rows.update(_rows([r for r in res if len(r.item.docs) == 1], splits, "ask, 1-doc questions", "ask, 1-doc"))
+    return {k: v for k, v in rows.items() if v}
 
 
 def _rows(results: Sequence[Any], splits: Sequence[str], overall: str, prefix: str) -> dict[str, dict[str, float]]:
