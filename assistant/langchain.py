@@ -9,8 +9,8 @@
 Each `Document` is one retrieved chunk: `id` is the chunk id and `metadata` always has the same keys
 (`METADATA_KEYS`: source, doc, title, owner, page, section, chunk_id, rank, score), so a chain can cite
 it. Without a filter, retrieval is the assistant's own (person-aware: a question naming a person
-searches that person's documents; a "who" question searches every person and the retriever takes
-turns between them, so a small `k` still shows several people), topped up from the whole index when
+searches that person's documents; a "who" question searches every person, and the people take turns,
+those the reader matches first, so a small `k` still shows several people), topped up from the whole index when
 it gives fewer than `k` chunks. `k` and `filter` may be set on the retriever or passed to `invoke`.
 
 A filter maps metadata keys to a value or a list of allowed values: `doc`/`source` (document path),
@@ -22,7 +22,7 @@ Left out: writing back to the index, and filters on `score`/`rank`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -49,20 +49,6 @@ def to_document(hit: Hit, rank: int | None = None) -> Document:
             "section": hit.section, "chunk_id": hit.chunk_id, "rank": rank or hit.rank,
             "score": round(float(hit.score), 6)}
     return Document(id=hit.chunk_id, page_content=hit.text, metadata=meta)
-
-
-def take_turns(hits: Sequence[Hit]) -> list[Hit]:
-    """Hits from several searches (each ranked from 1, as person-aware retrieval returns them for a
-    "who" question), re-ordered to take one from each search in turn; one search keeps its order."""
-    runs: list[list[Hit]] = []
-    for h in hits:
-        if not runs or h.rank <= runs[-1][-1].rank:
-            runs.append([])
-        runs[-1].append(h)
-    out: list[Hit] = []
-    for i in range(max((len(r) for r in runs), default=0)):
-        out.extend(r[i] for r in runs if i < len(r))
-    return out
 
 
 def _allowed(value: Any) -> set[Any]:
@@ -110,7 +96,7 @@ class CitewiseRetriever(BaseRetriever):
         if docs is not None and not docs:
             return []
         if not flt:
-            hits = take_turns(self.assistant.retrieve(query))
+            hits = self.assistant.retrieve(query)  # a "who" question's people already take turns
             if len(hits) < k:  # person-aware retrieval gave fewer: the rest from the whole index
                 seen = {h.chunk_id for h in hits}
                 hits += [h for h in self.assistant.search(query, k) if h.chunk_id not in seen]

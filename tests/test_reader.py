@@ -401,6 +401,26 @@ def test_retrieve_puts_the_chunk_the_reader_would_answer_from_first(seed_assista
     answer = seed_assistant.ask(who)
     assert [p.name for p in answer.people][:1] == [ranked[0].owner]
     assert any("Stanford" in h.text for h in ranked if h.doc == ranked[0].doc)
-    first = [h.doc for h in ranked]
-    assert first == sorted(first, key=first.index)  # still grouped: each person's chunks together
+    # the matched person's chunks first (in search order), then the others taking turns
+    matched = {d for p in answer.people for d in p.docs}
+    block = [h for h in ranked if h.doc in matched]
+    assert ranked[:len(block)] == block and [h.rank for h in block] == sorted(h.rank for h in block)
+    rest = ranked[len(block):]
+    others = {h.doc for h in rest}
+    assert len(others) >= 2 and len({h.doc for h in rest[:len(others)]}) == len(others)
     assert sorted(h.chunk_id for h in ranked) == sorted(h.chunk_id for h in searched)
+
+
+def test_take_turns_puts_matched_documents_first_and_interleaves() -> None:
+    from assistant.answer.reader import take_turns
+
+    def hit(rank: int, doc: str) -> Hit:
+        return Hit(rank, f"{doc}{rank}", doc, None, "", "t", 1.0 / rank)
+
+    hits = [hit(1, "a"), hit(2, "a"), hit(3, "a"), hit(1, "b"), hit(1, "c"), hit(2, "c")]
+    # no probabilities: documents take turns in the order they first appear
+    assert [h.chunk_id for h in take_turns(hits)] == ["a1", "b1", "c1", "a2", "c2", "a3"]
+    # c and b match (c likelier), a does not: c and b take turns first, then a
+    assert [h.chunk_id for h in take_turns(hits, {"a": 0.1, "b": 0.5, "c": 0.9}, 0.3)] == ["c1", "b1", "c2", "a1", "a2", "a3"]
+    one = [hit(1, "a"), hit(2, "a")]
+    assert take_turns(one, {"a": 0.9}, 0.3) == one

@@ -252,27 +252,31 @@ class Reader:
 
     def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
         """`hits` reordered by how likely each is to hold the answer: the reader's best candidate
-        probability in each hit, ties kept in search order. For a "who" question (every person's best
-        chunks, grouped by person) the documents the fitted "who" model finds most likely to match
-        come first, each with its own chunks in search order. The reader is a second-stage ranker
-        here, fitted on the answer candidates of the tune split (`train`). The search order stays when
-        the reader would abstain: its probabilities then rank passages that do not answer."""
+        probability in each hit, ties kept in search order. The reader is a second-stage ranker here,
+        fitted on the answer candidates of the tune split (`train`). The search order stays when the
+        reader would abstain: its probabilities then rank passages that do not answer.
+
+        A "who" question's hits are every person's best chunks: the people take turns (`take_turns`),
+        those the fitted "who" model matches first, likeliest first, so the first few hits (what an
+        LLM writer or a LangChain chain reads) show every match and not one person's six chunks."""
         hits = list(hits)
         if len(hits) < 2:
             return hits
         is_who, read, _people = self.prepare(question, hits)
         r = self.read(question, read)
-        if not r.cands or self.model.answerable(r.p, r.x, r.unmatched) < self.model.threshold:
+        sure = bool(r.cands) and self.model.answerable(r.p, r.x, r.unmatched) >= self.model.threshold
+        if is_who:
+            doc_p: dict[str, float] = {}
+            if sure:
+                docs, xd, _ = doc_features(r)
+                doc_p = {d: float(v) for d, v in zip(docs, self.model.matches(xd), strict=True)}
+            return take_turns(hits, doc_p, self.model.who_threshold)
+        if not sure:
             return hits
         best: dict[str, float] = {}
         for c, p in zip(r.cands, r.p, strict=True):
             best[r.hits[c.hit].chunk_id] = max(best.get(r.hits[c.hit].chunk_id, -1.0), float(p))
-        if not is_who:
-            return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-best.get(hits[i].chunk_id, -1.0), i))]
-        docs, xd, _ = doc_features(r)
-        doc_p = dict(zip(docs, self.model.matches(xd), strict=True)) if docs else {}
-        # whole runs move: each person's chunks keep their search order (and ranks), as `take_turns` reads them
-        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-doc_p.get(hits[i].doc, -1.0), i))]
+        return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-best.get(hits[i].chunk_id, -1.0), i))]
 
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:
         is_who, hits, people = self.prepare(question, hits)
@@ -422,6 +426,27 @@ def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
         cut = text.rfind(" ", a, a + limit)
         b = cut if cut > a else a + limit
     return a, b
+
+
+def take_turns(hits: Sequence[Hit], doc_p: dict[str, float] | None = None, cut: float = math.inf) -> list[Hit]:
+    """Hits of several documents, each document's in their order, re-ordered so the documents take
+    turns: every document's first hit, then every second one, and so on. Documents whose probability
+    in `doc_p` reaches `cut` take their turns first, likeliest first; the others follow, taking turns
+    among themselves in the order they first appear."""
+    doc_p = doc_p or {}
+    first: dict[str, int] = {}
+    turn: list[int] = []
+    count: dict[str, int] = {}
+    for i, h in enumerate(hits):
+        first.setdefault(h.doc, i)
+        turn.append(count.get(h.doc, 0))
+        count[h.doc] = turn[-1] + 1
+
+    def key(i: int) -> tuple[bool, int, float, int]:
+        p = doc_p.get(hits[i].doc, -math.inf)
+        return (p < cut, turn[i], -p if p >= cut else 0.0, first[hits[i].doc])
+
+    return [hits[i] for i in sorted(range(len(hits)), key=key)]
 
 
 def _top_per_doc(hits: Sequence[Hit], n: int) -> list[Hit]:
