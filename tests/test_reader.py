@@ -19,7 +19,7 @@ from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.reader import PARAMS, Reader, ReaderModel, doc_features
-from index import Hit
+from index import Hit, Store
 
 pytestmark = pytest.mark.slow
 REALDOCS = SHARED / "eval" / "realdocs"
@@ -424,3 +424,38 @@ def test_take_turns_puts_matched_documents_first_and_interleaves() -> None:
     assert [h.chunk_id for h in take_turns(hits, {"a": 0.1, "b": 0.5, "c": 0.9}, 0.3)] == ["c1", "b1", "c2", "a1", "a2", "a3"]
     one = [hit(1, "a"), hit(2, "a")]
     assert take_turns(one, {"a": 0.9}, 0.3) == one
+
+
+def test_line_vectors_are_kept_beside_the_index_for_the_next_run(seed_index_copy, embedder, tmp_path):
+    from assistant.answer.reader import VECTOR_FILE
+
+    seed_index_dir = seed_index_copy
+    (seed_index_dir / VECTOR_FILE).unlink(missing_ok=True)  # what other tests' readers kept
+    store = Store.open(seed_index_dir)
+    first = Reader(embedder, store=store)
+    hits = Assistant(store, embedder).retrieve_scoped("Where did Muhammed Fatih Balin do his PhD?")[0]
+    r1 = first.read("Where did Muhammed Fatih Balin do his PhD?", hits)
+    assert first.vectors.unsaved > 0
+    first.keep_vectors(force=True)
+    assert first.vectors.unsaved == 0 and (seed_index_dir / VECTOR_FILE).is_file()
+
+    class Counting:  # the real model, counting what it is asked to embed
+        name, dim = embedder.name, embedder.dim
+        calls = 0
+
+        def embed_documents(self, texts):
+            Counting.calls += len(texts)
+            return embedder.embed_documents(texts)
+
+        def embed_query(self, text):
+            return embedder.embed_query(text)
+
+    again = Reader(Counting(), store=store)  # a new run on the same index
+    r2 = again.read("Where did Muhammed Fatih Balin do his PhD?", hits)
+    assert Counting.calls == 0 and np.allclose(r1.p, r2.p, atol=1e-6)
+    # another model's file, a damaged file and a missing file are ignored, never fatal
+    other = VectorCache(type("Other", (), {"name": "another-model", "dim": embedder.dim})())
+    assert other.load(seed_index_dir / VECTOR_FILE) == 0
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a numpy file")
+    assert VectorCache(embedder).load(bad) == 0 and VectorCache(embedder).load(tmp_path / "none.npz") == 0

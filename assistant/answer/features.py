@@ -18,7 +18,6 @@ a candidate's vector is the normalised mean of its pieces' vectors.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -110,11 +109,15 @@ class Idf:
 
 
 class VectorCache:
-    """Embeddings of short texts (pieces, headings), kept by text: each is embedded once."""
+    """Embeddings of short texts (pieces, headings), kept by text: each is embedded once.
+
+    `save` / `load` keep them in one `.npz` file (no pickle) between runs: a reader opened on an index
+    it has read before embeds only lines it has not seen (`Reader` keeps the file in the index folder)."""
 
     def __init__(self, embedder: Embedder, size: int = 200_000) -> None:
         self.embedder = embedder
         self.size = size
+        self.unsaved = 0  # vectors embedded since the last `save` or `load`
         self._vecs: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -126,37 +129,43 @@ class VectorCache:
             with self._lock:
                 for t, v in zip(missing, vecs, strict=True):
                     self._vecs[t] = v
+                self.unsaved += len(missing)
                 while len(self._vecs) > self.size:
                     self._vecs.popitem(last=False)
         with self._lock:
             return np.stack([self._vecs[t] for t in texts]) if texts else np.zeros((0, self.embedder.dim), np.float32)
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the cache as `path.json` (texts) + `path.npy` (float32 vectors), atomically each."""
+    def save(self, path: str | os.PathLike[str], limit: int = 20_000) -> None:
+        """Write the `limit` most recent vectors to `path` (a `.npz`: texts, vectors and the model's
+        name), atomically: a crash leaves the previous file."""
         with self._lock:
-            texts = list(self._vecs)
-            vecs = np.stack(list(self._vecs.values())) if texts else np.zeros((0, 0), np.float32)
-        base = Path(path)
-        tmp = base.with_suffix(".tmp.npy")
-        np.save(tmp, vecs.astype(np.float32), allow_pickle=False)
-        os.replace(tmp, base.with_suffix(".npy"))
-        tmp = base.with_suffix(".tmp.json")
-        tmp.write_text(json.dumps({"model": self.embedder.name, "texts": texts}), encoding="utf-8")
-        os.replace(tmp, base.with_suffix(".json"))
+            items = list(self._vecs.items())[-limit:]
+            self.unsaved = 0
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+        vecs = np.stack([v for _, v in items]) if items else np.zeros((0, self.embedder.dim), np.float32)
+        try:
+            np.savez(tmp, texts=np.array([t for t, _ in items], dtype=str), vectors=vecs.astype(np.float32),
+                     model=np.array(self.embedder.name))
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def load(self, path: str | os.PathLike[str]) -> int:
-        """Add the vectors saved at `path` (same model only); returns how many were read."""
-        base = Path(path)
+        """Add the vectors saved at `path` by the same model; returns how many were read (0 when the
+        file is missing, unreadable or from another model)."""
         try:
-            meta = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
-            vecs = np.load(base.with_suffix(".npy"), allow_pickle=False)
-        except (OSError, ValueError):
+            with np.load(path, allow_pickle=False) as f:
+                if str(f["model"]) != self.embedder.name:
+                    return 0
+                texts, vecs = f["texts"], f["vectors"]
+        except (OSError, ValueError, KeyError):
             return 0
-        if meta.get("model") != self.embedder.name or len(meta.get("texts", [])) != len(vecs):
+        if len(texts) != len(vecs) or (len(vecs) and vecs.shape[1] != self.embedder.dim):
             return 0
         with self._lock:
-            for t, v in zip(meta["texts"], vecs, strict=True):
-                self._vecs[t] = v
+            for t, v in zip(texts.tolist(), vecs.astype(np.float32), strict=True):
+                self._vecs.setdefault(t, v)
         return len(vecs)
 
 
@@ -190,15 +199,25 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+_LEADER = re.compile(r"([^\w\s]|_)\1{3,}")
+
+
+def embedded(text: str) -> str:
+    """The text a piece is embedded as: whitespace flattened and runs of one repeated mark (a table of
+    contents' leader dots, a form's underscores, a rule of dashes) squeezed to one space. Each mark is a
+    token of its own, so "3.2. FOIA......(100 dots)......12" cost a hundred tokens and said nothing."""
+    return flat(_LEADER.sub(" ", text))
+
+
 def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Sequence[Piece],
              cands: Sequence[Candidate], vectors: VectorCache, idf: Idf) -> np.ndarray:
     """One row of `NAMES` per candidate."""
     if not cands:
         return np.zeros((0, len(NAMES)), np.float32)
-    ptexts = [flat(hits[p.hit].text[p.start:p.end]) for p in pieces]
-    sections = [flat(h.section) or " " for h in hits]
-    pv = vectors.get(ptexts)
-    sv = vectors.get(sections)
+    ptexts = [embedded(hits[p.hit].text[p.start:p.end]) for p in pieces]
+    sections = [embedded(h.section) or " " for h in hits]
+    both = vectors.get(ptexts + sections)  # one call: one forward pass per batch, not two half-empty ones
+    pv, sv = both[:len(ptexts)], both[len(ptexts):]
     pcos = pv @ qvec
     scos = sv @ qvec
     qlem = {w for w in lemmas(question)}

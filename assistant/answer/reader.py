@@ -41,6 +41,8 @@ from .resolve import people_named, stored_aliases
 
 log = logging.getLogger(__name__)
 PARAMS = Path(__file__).with_name("reader.json")
+VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
+SAVE_EVERY = 512  # new line vectors between two saves of that file
 PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
 QNAMES: tuple[str, ...] = ("max_p", "best_cos", "best_cos_piece", "best_unmatched")
 WNAMES: tuple[str, ...] = ("best_p", "best_p_rel", "best_cos_piece", "best_overlap", "log_doc_rank", "log_hit_rank")
@@ -209,6 +211,11 @@ class Reader:
         self.embedder = embedder
         self.store = store
         self.vectors = VectorCache(embedder)
+        # the lines' vectors are kept beside the index, so the next run embeds only lines it has not read
+        path = getattr(store, "path", None)
+        self.vector_file: Path | None = Path(path) / VECTOR_FILE if path is not None else None
+        if self.vector_file is not None:
+            self.vectors.load(self.vector_file)
         self.per_doc = per_doc  # "who" questions read this many of each document's best chunks
         if model is None:
             try:
@@ -237,7 +244,18 @@ class Reader:
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits))
         p = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
+        self.keep_vectors()
         return Reading(question, hits, pieces, cands, x, p, u)
+
+    def keep_vectors(self, force: bool = False) -> None:
+        """Save the lines' vectors beside the index once `SAVE_EVERY` new ones were embedded (any new
+        one with `force`, as a command does before it exits). A folder we cannot write to only logs."""
+        if self.vector_file is None or not self.vectors.unsaved or (self.vectors.unsaved < SAVE_EVERY and not force):
+            return
+        try:
+            self.vectors.save(self.vector_file)
+        except OSError as exc:
+            log.debug("could not keep the reader's vectors in %s: %s", self.vector_file, exc)
 
     def prepare(self, question: str, hits: Sequence[Hit]) -> tuple[bool, list[Hit], list[Person]]:
         """Is it a "who" question, the hits to read (a few per document for "who"), and the people."""

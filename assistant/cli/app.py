@@ -208,22 +208,25 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
             assistant.writer = LLMWriter(chat_model(llm_spec))
         except (ImportError, ValueError) as exc:
             raise click.ClickException(str(exc)) from exc
-    if question is not None:
-        answer = assistant.ask(question)
-        if as_json:
-            _dump(answer.to_dict())
-        else:
-            click.echo(answer_text(answer))
-        return
-    for line in questions_file:
-        q = line.strip()
-        if not q:
-            continue
-        answer = assistant.ask(q)
-        if as_json:
-            click.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
-        else:
-            click.echo(f"Q: {q}\n{answer_text(answer)}\n")
+    try:
+        if question is not None:
+            answer = assistant.ask(question)
+            if as_json:
+                _dump(answer.to_dict())
+            else:
+                click.echo(answer_text(answer))
+            return
+        for line in questions_file:
+            q = line.strip()
+            if not q:
+                continue
+            answer = assistant.ask(q)
+            if as_json:
+                click.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
+            else:
+                click.echo(f"Q: {q}\n{answer_text(answer)}\n")
+    finally:
+        assistant.reader.keep_vectors(force=True)  # the next `citewise ask` embeds only new lines
 
 
 @main.command()
