@@ -37,8 +37,9 @@ from index.shard import Shard
 from index.store import MANIFEST
 
 from .answer import Answer, AnswerWriter, verify_citations
+from .answer.model import ReaderModel
 from .answer.pipeline import retrieve_hits
-from .answer.reader import Reader, ReaderModel
+from .answer.reader import Reader
 from .followup import resolve
 from .people import People
 from .profile import Profile, profile
@@ -189,7 +190,8 @@ class Assistant:
         """The chunks an answer to `question` may quote, most likely answer first: the documents it
         names (people, titles, file names, rare facts) first, every person's best chunks for "who"
         questions, else the global top-k (see `answer.resolve`); then reordered by the reader's
-        probability that a chunk holds the answer (`Reader.rank`; "who" hits keep their order)."""
+        probability that a chunk holds the answer (`Reader.rank`; for "who" the people take turns, the
+        ones the reader matches first)."""
         return self.reader.rank(question, self.retrieve_scoped(question)[0])
 
     def retrieve_scoped(self, question: str) -> tuple[list[Hit], str]:

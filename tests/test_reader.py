@@ -18,7 +18,8 @@ from assistant.answer import detect
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
-from assistant.answer.reader import PARAMS, Reader, ReaderModel, doc_features
+from assistant.answer.model import PARAMS, ReaderModel, doc_features
+from assistant.answer.reader import Reader
 from index import Hit, Store
 
 pytestmark = pytest.mark.slow
@@ -191,7 +192,8 @@ def test_fitted_parameters_ship_as_json_and_load_without_sklearn():
     bad = dict(model.to_dict(), names=["cos"])
     with pytest.raises(ValueError, match="train-reader"):
         ReaderModel.from_dict(bad, "x.json")
-    code = ("import sys; from assistant.answer.reader import Reader, ReaderModel; ReaderModel.load(); "
+    code = ("import sys; from assistant.answer.reader import Reader; from assistant.answer.model import ReaderModel; "
+            "ReaderModel.load(); "
             "import assistant.api; assert 'sklearn' not in sys.modules, 'sklearn on the ask path'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 

@@ -144,7 +144,7 @@ def test_presets_ship_with_the_package() -> None:
 def test_answer_settings_reach_the_reader_and_the_search(seed_index_dir: Path, tmp_path: Path) -> None:
     """`answer.*` changes what is searched and read; `answer.reader` loads other parameters."""
     from assistant import Assistant
-    from assistant.answer.reader import PARAMS, ReaderModel
+    from assistant.answer.model import PARAMS, ReaderModel
 
     question = "Who has worked on graph neural networks?"
     wide = Assistant.open(seed_index_dir, settings=Settings(answer={"per_person": 2, "who_chunks": 1}))

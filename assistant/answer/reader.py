@@ -3,7 +3,7 @@
 `Reader.write(question, hits)`:
 - cuts the hits into candidates (`candidates`), computes general features (`features`) and gives each
   candidate its own probability of answering, `sigmoid(w . standardised(x) + b)` with parameters
-  fitted on a tune split (`train`; `reader.json` in this package, applied with numpy only);
+  fitted on a tune split (`train`; `model.ReaderModel`, `reader.json` in this package, applied with numpy only);
 - a fact question is answered by its best candidate when the question's answerability reaches the
   fitted threshold, leading with the shortest phrase of the kind asked for (a date, a number, a person, a
   place or organisation; `detect`) when the candidate holds one; at most 300 characters;
@@ -18,13 +18,12 @@ Left out: merging facts from several passages, paraphrase (see `assistant.llm` f
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,147 +35,16 @@ from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
-from .features import NAMES, Idf, VectorCache, features, flat, focus, lemma, owner_tokens, unmatched
+from .features import Idf, VectorCache, features, flat, focus, lemma, owner_tokens, unmatched
+from .model import ReaderModel, doc_features, untrained
 from .resolve import people_named, stored_aliases
 
 log = logging.getLogger(__name__)
-PARAMS = Path(__file__).with_name("reader.json")
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
 SAVE_EVERY = 512  # new line vectors between two saves of that file
 PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
-QNAMES: tuple[str, ...] = ("max_p", "best_cos", "best_cos_piece", "best_unmatched")
-WNAMES: tuple[str, ...] = ("best_p", "best_p_rel", "best_cos_piece", "best_overlap", "log_doc_rank", "log_hit_rank")
 NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
              "(the closest ones are listed as related, not an answer).")
-
-
-@dataclass(frozen=True)
-class ReaderModel:
-    """Logistic regression over `NAMES`, standardised with (mean, scale); thresholds chosen on tune."""
-
-    names: tuple[str, ...]
-    mean: np.ndarray
-    scale: np.ndarray
-    coef: np.ndarray
-    intercept: float
-    threshold: float  # a fact question is answered when its answerability reaches this
-    who_threshold: float  # a document joins a "who" answer when its best candidate reaches this
-    meta: dict[str, Any]
-    # question-level answerability: logistic regression over `question_features` (QNAMES)
-    q_mean: np.ndarray = field(default_factory=lambda: np.zeros(len(QNAMES), np.float32))
-    q_scale: np.ndarray = field(default_factory=lambda: np.ones(len(QNAMES), np.float32))
-    q_coef: np.ndarray = field(default_factory=lambda: np.eye(len(QNAMES), dtype=np.float32)[0] * 4)
-    q_intercept: float = -2.0
-    # "who" questions: does a document's best candidate make its person a match? (WNAMES, `doc_features`)
-    w_mean: np.ndarray = field(default_factory=lambda: np.zeros(len(WNAMES), np.float32))
-    w_scale: np.ndarray = field(default_factory=lambda: np.ones(len(WNAMES), np.float32))
-    w_coef: np.ndarray = field(default_factory=lambda: np.eye(len(WNAMES), dtype=np.float32)[0] * 4)
-    w_intercept: float = -2.0
-
-    def prob(self, x: np.ndarray) -> np.ndarray:
-        z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-
-    def answerable(self, p: np.ndarray, x: np.ndarray, unmatched: np.ndarray) -> float:
-        """The probability that the question is answered by one of these candidates at all."""
-        z = float(((question_features(p, x, unmatched) - self.q_mean) / self.q_scale) @ self.q_coef + self.q_intercept)
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
-    def matches(self, xd: np.ndarray) -> np.ndarray:
-        """For each document of a "who" question (rows of `doc_features`), the probability it matches."""
-        z = ((xd - self.w_mean) / self.w_scale) @ self.w_coef + self.w_intercept
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"format": 1, "names": list(self.names), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
-                "coef": self.coef.tolist(), "intercept": self.intercept, "threshold": self.threshold,
-                "who_threshold": self.who_threshold, "meta": self.meta,
-                "answerable": {"names": list(QNAMES), "mean": self.q_mean.tolist(), "scale": self.q_scale.tolist(),
-                               "coef": self.q_coef.tolist(), "intercept": self.q_intercept},
-                "who": {"names": list(WNAMES), "mean": self.w_mean.tolist(), "scale": self.w_scale.tolist(),
-                        "coef": self.w_coef.tolist(), "intercept": self.w_intercept}}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any], source: str = "reader parameters", answerability: bool = True) -> ReaderModel:
-        """`answerability=False` reads the ranker and "who" parts only (to refit answerability on them)."""
-        names = tuple(d.get("names") or ())
-        if names != NAMES:
-            raise ValueError(f"{source}: features {names} do not match this version's {NAMES}; refit with "
-                             "`citewise train-reader`")
-        arr = lambda k, src=d: np.asarray(src[k], dtype=np.float32)  # noqa: E731
-        n = len(QNAMES)
-        q = d.get("answerable") or {}
-        if not answerability:
-            q = {"names": list(QNAMES), "mean": [0.0] * n, "scale": [1.0] * n, "coef": [0.0] * n, "intercept": 0.0}
-        if tuple(q.get("names") or ()) != QNAMES:
-            raise ValueError(f"{source}: answerability features do not match {QNAMES}; refit with "
-                             "`citewise train-reader`")
-        w = d.get("who") or {}
-        if tuple(w.get("names") or ()) != WNAMES:
-            raise ValueError(f"{source}: 'who' features do not match {WNAMES}; refit with `citewise train-reader`")
-        return cls(names, arr("mean"), arr("scale"), arr("coef"), float(d["intercept"]), float(d["threshold"]),
-                   float(d["who_threshold"]), dict(d.get("meta") or {}), arr("mean", q), arr("scale", q),
-                   arr("coef", q), float(q["intercept"]), arr("mean", w), arr("scale", w), arr("coef", w),
-                   float(w["intercept"]))
-
-    @classmethod
-    def load(cls, path: str | Path = PARAMS, answerability: bool = True) -> ReaderModel:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"cannot read reader parameters {str(path)!r}: {exc}") from exc
-        return cls.from_dict(data, str(path), answerability)
-
-    def save(self, path: str | Path = PARAMS) -> None:
-        tmp = Path(path).with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
-
-
-
-
-def question_features(p: np.ndarray, x: np.ndarray, unmatched: np.ndarray) -> np.ndarray:
-    """Question-level evidence from its best candidate: its probability, its question cosine and its
-    best piece's, and the rarest question word it leaves unmatched (`features.unmatched`).
-
-    Chosen by grouped cross-validation on tune (`train`): the earlier nine-feature set (top-5
-    no-answer score, margin, overlaps) separated unanswerable questions worse out of fold."""
-    if not len(p):
-        return np.zeros(len(QNAMES), np.float32)
-    best = int(np.argmax(p))
-    return np.array([p[best], x[best, NAMES.index("cos")], x[best, NAMES.index("cos_piece")], unmatched[best]],
-                    np.float32)
-
-
-def doc_features(r: Reading) -> tuple[list[str], np.ndarray, list[int]]:
-    """For a "who" question, one row of `WNAMES` per retrieved document, from its best candidate:
-    its probability, that probability minus the best document's, its question cosine and evidence
-    overlap, the document's place when documents are ordered by best probability, and its first
-    search rank. Returns (documents, rows, index of each document's best candidate)."""
-    best: dict[str, int] = {}
-    first: dict[str, int] = {}
-    for i, c in enumerate(r.cands):
-        d = r.hits[c.hit].doc
-        first.setdefault(d, c.hit)
-        if d not in best or r.p[i] > r.p[best[d]]:
-            best[d] = i
-    docs = sorted(best, key=lambda d: -r.p[best[d]])
-    if not docs:
-        return [], np.zeros((0, len(WNAMES)), np.float32), []
-    top = float(r.p[best[docs[0]]])
-    cos, ov = NAMES.index("cos_piece"), NAMES.index("idf_overlap")
-    rows = np.array([[r.p[best[d]], r.p[best[d]] - top, r.x[best[d], cos], r.x[best[d], ov], math.log1p(n),
-                      math.log1p(first[d])] for n, d in enumerate(docs)], np.float32)
-    return docs, rows, [best[d] for d in docs]
-
-
-def untrained() -> ReaderModel:
-    """Hand-set weights (cosine + IDF overlap) used only when no fitted parameters exist."""
-    coef = np.zeros(len(NAMES), np.float32)
-    coef[NAMES.index("cos")] = 1.0
-    coef[NAMES.index("idf_overlap")] = 1.0
-    n = len(NAMES)
-    return ReaderModel(NAMES, np.zeros(n, np.float32), np.ones(n, np.float32), coef, -1.0, 0.3, 0.3, {})
 
 
 @dataclass(frozen=True)
@@ -226,6 +94,7 @@ class Reader:
         self.model = model
         self._idf: tuple[object, Idf] | None = None
         self._lock = threading.Lock()
+        self._saving = threading.Lock()
 
     def idf(self, hits: Sequence[Hit]) -> Idf:
         if self.store is None:
@@ -252,10 +121,14 @@ class Reader:
         one with `force`, as a command does before it exits). A folder we cannot write to only logs."""
         if self.vector_file is None or not self.vectors.unsaved or (self.vectors.unsaved < SAVE_EVERY and not force):
             return
+        if not self._saving.acquire(blocking=force):  # another thread of this server is saving them now
+            return
         try:
             self.vectors.save(self.vector_file)
         except OSError as exc:
             log.debug("could not keep the reader's vectors in %s: %s", self.vector_file, exc)
+        finally:
+            self._saving.release()
 
     def prepare(self, question: str, hits: Sequence[Hit]) -> tuple[bool, list[Hit], list[Person]]:
         """Is it a "who" question, the hits to read (a few per document for "who"), and the people."""

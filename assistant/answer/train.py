@@ -31,7 +31,8 @@ from index import Hit
 
 from .evaluate import split_of
 from .features import NAMES
-from .reader import WNAMES, Reader, ReaderModel, Reading, doc_features, question_features
+from .model import WNAMES, ReaderModel, doc_features, question_features
+from .reader import Reader, Reading
 
 LAMBDAS = (0.001, 0.01, 0.03, 0.1, 0.3)
 

@@ -242,7 +242,7 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
       citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
           --keep-ranker assistant/answer/reader.json --out /tmp/reader.json
     """
-    from ..answer.reader import PARAMS
+    from ..answer.model import PARAMS
     from ..answer.train import train_files
 
     try:
