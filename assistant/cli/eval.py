@@ -98,9 +98,9 @@ def eval_qa(file: Path, docs_dir: Path, index_dir: Path | None, model: str | Non
     file-name prefixes and "gold" strings). A hit is a chunk of a listed document containing a gold
     string; questions about several documents count the fraction covered; questions without
     documents are skipped. Records with a "split" are also scored per split ("default (heldout)").
-    The "ask" rows score the assistant's retrieval (the hits `citewise ask` reads, scoped to the people
-    or documents a question names, ordered by the reader's probabilities), over all questions and over
-    those about one document.
+    The "ask" rows score the assistant's retrieval (`Assistant.retrieve`, what the LangChain retriever
+    returns: the hits `citewise ask` reads, scoped to the people or documents a question names, then
+    ordered by the reader's probabilities), over all questions and over those about one document.
 
     \b
     Example:
