@@ -145,7 +145,11 @@ class VectorCache:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
         vecs = np.stack([v for _, v in items]) if items else np.zeros((0, self.embedder.dim), np.float32)
         try:
-            np.savez(tmp, texts=np.array([t for t, _ in items], dtype=str), vectors=vecs.astype(np.float32),
+            # texts as one UTF-8 byte string and their lengths: a fixed-width unicode array would pad
+            # every text to the longest, four bytes a character
+            enc = [t.encode("utf-8") for t, _ in items]
+            np.savez(tmp, text_bytes=np.frombuffer(b"".join(enc), np.uint8),
+                     text_lengths=np.array([len(e) for e in enc], np.int64), vectors=vecs.astype(np.float32),
                      model=np.array(self.embedder.name))
             os.replace(tmp, path)
         finally:
@@ -158,13 +162,15 @@ class VectorCache:
             with np.load(path, allow_pickle=False) as f:
                 if str(f["model"]) != self.embedder.name:
                     return 0
-                texts, vecs = f["texts"], f["vectors"]
-        except (OSError, ValueError, KeyError):
+                blob, lengths, vecs = f["text_bytes"].tobytes(), f["text_lengths"], f["vectors"]
+            ends = np.cumsum(lengths).tolist()
+            texts = [blob[a:b].decode("utf-8") for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+        except (OSError, ValueError, KeyError):  # UnicodeDecodeError is a ValueError
             return 0
         if len(texts) != len(vecs) or (len(vecs) and vecs.shape[1] != self.embedder.dim):
             return 0
         with self._lock:
-            for t, v in zip(texts.tolist(), vecs.astype(np.float32), strict=True):
+            for t, v in zip(texts, vecs.astype(np.float32), strict=True):
                 self._vecs.setdefault(t, v)
         return len(vecs)
 
