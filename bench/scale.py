@@ -332,7 +332,35 @@ def part2(chunks_target: int, keep: Path | None) -> None:
         print(f"    of which FAISS        p50 {ms['dense'][0]:7.1f} ms   p95 {ms['dense'][1]:7.1f} ms  (x2 with feedback)")
         r50, r95 = ms["search"][0] / ms["embed"][0], ms["search"][1] / ms["embed"][1]
         print(f"  ratio                   p50 {r50:7.2f} x   p95 {r95:7.2f} x   (target <= 1.5x)")
+        first_question(store)
         store.close()
+
+
+def first_question(store: Store) -> None:
+    """What the reader computes once per index generation before its first answer: the collection's
+    lemma statistics (IDF, words written in lower case), loaded from the counts kept at index time
+    (`index.lemmas`) beside reading and lemmatising every chunk as it did before; and the resolver's
+    per-document terms (`assistant.answer.resolve.doc_terms`)."""
+    from assistant.answer.features import Idf
+    from assistant.answer.resolve import doc_terms
+
+    class Chunks:  # the same store without its counts: Idf.of_store reads every chunk
+        documents, chunks_of = store.documents, store.chunks_of
+
+    t0 = time.perf_counter()
+    kept = Idf.of_store(store)
+    t_kept = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    read = Idf.of_store(Chunks())
+    t_read = time.perf_counter() - t0
+    assert (kept.n, kept.df, kept.lower) == (read.n, read.df, read.lower), "kept lemma counts differ from a recount"
+    t0 = time.perf_counter()
+    doc_terms(store)
+    t_terms = time.perf_counter() - t0
+    print(f"first question at {kept.n:,} chunks (once per index generation):")
+    print(f"  reader's lemma statistics, kept at index time   {t_kept:7.2f} s   ({len(kept.df):,} lemmas)")
+    print(f"  the same, reading and lemmatising every chunk   {t_read:7.2f} s   ratio {t_read / max(t_kept, 1e-9):.0f}x")
+    print(f"  resolver's terms of every document              {t_terms:7.2f} s")
 
 
 def main() -> None:

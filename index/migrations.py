@@ -113,9 +113,17 @@ def m006_read_with(db: sqlite3.Connection) -> None:
         db.execute("ALTER TABLE documents ADD COLUMN read_with TEXT")
 
 
+def m007_lemma_counts(db: sqlite3.Connection) -> None:
+    """Chunks per lemma and per lower-case word (`index.lemmas`), counted from the stored chunks: the
+    reader's IDF loads them instead of lemmatising the whole index at its first question."""
+    from . import lemmas
+
+    lemmas.rebuild(db)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_tables, m002_lexical_index, m003_document_mtime, m004_lexical_postings, m005_owner_evidence,
-    m006_read_with,
+    m006_read_with, m007_lemma_counts,
 ]
 
 

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import lexical, meta, owners, postings
+from . import lemmas, lexical, meta, owners, postings
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
 from .manifest import DATABASE, FORMAT, FORMAT_VERSION, MANIFEST, Manifest, _write_atomic
@@ -160,7 +160,8 @@ class Store:
         """Apply pending schema migrations and re-tokenise for a new lexical tokenizer, under the writer lock."""
         db = sqlite3.connect(p / DATABASE, isolation_level=None)
         try:
-            current = schema_version(db) >= len(MIGRATIONS) and meta.get(db, "lexical_version") == lexical.LEXICAL_VERSION
+            current = (schema_version(db) >= len(MIGRATIONS) and meta.get(db, "lexical_version") == lexical.LEXICAL_VERSION
+                       and meta.get(db, "lemma_version") == lemmas.LEMMA_VERSION)
             if current:
                 return
             try:
@@ -175,6 +176,9 @@ class Store:
                     if meta.get(db, "lexical_version") != lexical.LEXICAL_VERSION:
                         log.info("re-tokenising the lexical index of %s", p)
                         lexical.rebuild(db)
+                    if meta.get(db, "lemma_version") != lemmas.LEMMA_VERSION:
+                        log.info("recounting the lemmas of %s", p)
+                        lemmas.rebuild(db)
                     db.execute("COMMIT")
                 except BaseException:
                     db.execute("ROLLBACK")
@@ -421,6 +425,12 @@ class Store:
             ).fetchall())
         found = [np.frombuffer(rows[i], dtype="<f4") for i in ids if i in rows]
         return np.vstack(found) if found else np.zeros((0, self.manifest.dim), dtype=np.float32)
+
+    def lemma_stats(self) -> lemmas.LemmaStats | None:
+        """Chunks per lemma and the words written in lower case (`index.lemmas`), counted at index
+        time; None for an index without them (opened before its upgrade)."""
+        with self._lock:
+            return lemmas.load(self._db)
 
     def chunks_of(self, path: str) -> list[StoredChunk]:
         with self._lock:

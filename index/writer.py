@@ -15,7 +15,7 @@ import numpy as np
 
 from ingest import Chunk, Document
 
-from . import lexical, meta, owners, postings
+from . import lemmas, lexical, meta, owners, postings
 from .vector_store import VectorBatch
 
 if TYPE_CHECKING:
@@ -39,12 +39,15 @@ class Writer:
         self.batch = batch
         self.changed = False
         self.lexical = postings.Delta()
+        self.lemmas = lemmas.Delta()
 
     def remove_document(self, path: str) -> int:
         """Remove a document and its chunks; returns the number of chunks removed."""
-        ids = [r[0] for r in self.db.execute(
-            "SELECT c.id FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE d.path = ?", (path,)
-        )]
+        rows = self.db.execute(
+            "SELECT c.id, c.text FROM chunks c JOIN documents d ON d.doc_id = c.doc_id WHERE d.path = ?", (path,)
+        ).fetchall()
+        ids = [r[0] for r in rows]
+        self.lemmas.remove(r[1] for r in rows)
         self.lexical.remove(lexical.delete_rows(self.db, ids))
         self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
         cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
@@ -91,6 +94,7 @@ class Writer:
             ],
         )
         self.lexical.add(lexical.insert_rows(self.db, [(int(i), c.text, c.context) for i, c in zip(ids, chunks, strict=True)]))
+        self.lemmas.add(c.text for c in chunks)
         if len(ids):
             self.batch.add(ids, vecs, np.full(len(ids), doc_id, dtype=np.int64))
         self.changed = True
@@ -103,6 +107,7 @@ class Writer:
         gen = int(meta.get(self.db, "generation") or 0) + 1
         if self.lexical.apply(self.db):  # row numbers grown sparse by removals: renumber
             lexical.rebuild_postings(self.db)
+        self.lemmas.apply(self.db)
         self.batch.prepare(self.db, gen)
         meta.put(self.db, "generation", gen)
         self.db.execute("COMMIT")  # the switch: readers see the new generation from here on

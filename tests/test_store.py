@@ -216,3 +216,49 @@ def test_cli_index_refuses_a_locked_index(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def _recount(store: Store) -> tuple[int, dict[str, int], set[str]]:
+    """The lemma counts read from every stored chunk, as the reader computed them before the index kept them."""
+    from index.lemmas import lemmas, lower_words
+
+    df: dict[str, int] = {}
+    lower: set[str] = set()
+    texts = [c.text for d in store.documents() for c in store.chunks_of(d.doc)]
+    for t in texts:
+        for w in lemmas(t):
+            df[w] = df.get(w, 0) + 1
+        lower |= lower_words(t)
+    return len(texts), df, lower
+
+
+def test_lemma_counts_follow_adds_edits_and_removals(tmp_path: Path) -> None:
+    store, emb, files = _build(tmp_path)
+    stats = store.lemma_stats()
+    assert stats is not None and stats.chunks > 0
+    assert (stats.chunks, stats.df, set(stats.lower)) == _recount(store)
+    files[1].write_text("Zyxwv Quortle studied at Ümeå University.\n\nA new paragraph about Ph.D. work.\n")
+    files[0].unlink()
+    index_paths([tmp_path / "docs"], store, emb, prune=True)
+    stats = store.lemma_stats()
+    assert stats is not None
+    assert (stats.chunks, stats.df, set(stats.lower)) == _recount(store)
+    assert stats.df["umea"] == 1 and stats.df["phd"] >= 1  # accent-free, dotted compound glued
+    assert "zyxwv" in stats.df and "zyxwv" not in stats.lower and "paragraph" in stats.lower  # a name vs a word
+    assert all(v > 0 for v in stats.df.values())  # removed lemmas leave no zero rows
+
+
+def test_index_without_lemma_counts_is_counted_on_open(tmp_path: Path) -> None:
+    store, _, _ = _build(tmp_path)
+    expected = _recount(store)
+    store.close()
+    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
+    db.execute("DROP TABLE lemma_df")
+    db.execute("DROP TABLE lower_words")
+    db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+    db.execute("DELETE FROM meta WHERE key = 'lemma_version'")
+    db.commit()
+    db.close()
+    store = Store.open(tmp_path / "index")
+    stats = store.lemma_stats()
+    assert stats is not None and (stats.chunks, stats.df, set(stats.lower)) == expected

@@ -178,7 +178,7 @@ def is_list(question: str, names_someone: bool) -> bool:
     A plural followed by "of" names parts of one thing ("Which parts of N1181Y were damaged?"): a
     fact about it, not a list of people or documents.
     """
-    from .features import lemma
+    from index.lemmas import lemma
 
     if names_someone:
         return False

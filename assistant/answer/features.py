@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from index import Embedder, Hit
+from index.lemmas import lemmas
 from ingest.names import fold
 
 from . import detect
@@ -42,31 +43,7 @@ NAMES = (
     "new_info",
 )
 _WORD = re.compile(r"\w+")
-_COMPOUND = re.compile(r"\w+(?:\.\w+)+")
-_JOINER = re.compile(r"\.")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
-
-
-@lru_cache(maxsize=200_000)
-def lemma(word: str) -> str:
-    import simplemma
-
-    w = word.lower()
-    try:
-        w = str(simplemma.lemmatize(w, lang="en")).lower()
-    except Exception:  # a token simplemma cannot handle keeps its lower-case form
-        w = word.lower()
-    return fold(w)  # accent-free: a question typed "Parvulescu" meets a CV's "Pârvulescu"
-
-
-def lemmas(text: str) -> set[str]:
-    """Lemmas of the words of `text`, and of each compound joined by dots glued together, as the
-    lexical index glues them (`index.lexical`): "Ph.D." also gives "phd", so it meets a question's
-    "PhD". (Gluing hyphenated compounds too, "PA-22" -> "pa22", left a question's own compounds
-    unmatched in passages that split them, and was measured worse.)"""
-    out = {lemma(w) for w in _WORD.findall(text)}
-    out.update(lemma(_JOINER.sub("", m)) for m in _COMPOUND.findall(text))
-    return out
 
 
 @lru_cache(maxsize=50_000)
@@ -101,6 +78,12 @@ class Idf:
 
     @classmethod
     def of_store(cls, store: object) -> Idf:
+        """From the counts the index keeps (`index.lemmas`, one query), else by reading every chunk."""
+        stats = getattr(store, "lemma_stats", lambda: None)()
+        if stats is not None:
+            idf = cls()
+            idf.n, idf.df, idf.lower = stats.chunks, stats.df, set(stats.lower)
+            return idf
         idf = cls()
         for d in store.documents():  # type: ignore[attr-defined]
             for c in store.chunks_of(d.doc):  # type: ignore[attr-defined]

@@ -30,12 +30,13 @@ from typing import Any
 import numpy as np
 
 from index import Embedder, Hit
+from index.lemmas import lemma
 
 from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
-from .features import Idf, VectorCache, features, flat, focus, lemma, owner_tokens, unmatched
+from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import ReaderModel, doc_features, untrained
 from .resolve import people_named, stored_aliases
 
