@@ -121,9 +121,17 @@ def m007_lemma_counts(db: sqlite3.Connection) -> None:
     lemmas.rebuild(db)
 
 
+def m008_doc_terms(db: sqlite3.Connection) -> None:
+    """The terms of each document (`index.doc_terms`), read from the stored documents: the resolver
+    looks up which documents hold a question's rare words instead of tokenising every document."""
+    from . import doc_terms
+
+    doc_terms.rebuild(db)
+
+
 MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [
     m001_create_tables, m002_lexical_index, m003_document_mtime, m004_lexical_postings, m005_owner_evidence,
-    m006_read_with, m007_lemma_counts,
+    m006_read_with, m007_lemma_counts, m008_doc_terms,
 ]
 
 

@@ -23,7 +23,7 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from filelock import FileLock, Timeout
 
-from . import lemmas, lexical, meta, owners, postings
+from . import doc_terms, lemmas, lexical, meta, owners, postings
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
 from .manifest import DATABASE, FORMAT, FORMAT_VERSION, MANIFEST, Manifest, _write_atomic
@@ -50,6 +50,13 @@ from .vector_store import (
 from .writer import Writer
 
 log = logging.getLogger(__name__)
+# What is derived from the stored chunks and documents under a versioned definition: (meta key, the
+# current version, rebuild). An index holding another version is rebuilt when opened (`_upgrade`).
+_DERIVED: tuple[tuple[str, str, Callable[[sqlite3.Connection], None]], ...] = (
+    ("lexical_version", lexical.LEXICAL_VERSION, lexical.rebuild),
+    ("lemma_version", lemmas.LEMMA_VERSION, lemmas.rebuild),
+    ("doc_terms_version", doc_terms.DOC_TERMS_VERSION, doc_terms.rebuild),
+)
 
 @dataclass(frozen=True)
 class DocRecord:
@@ -157,11 +164,11 @@ class Store:
 
     @staticmethod
     def _upgrade(p: Path) -> None:
-        """Apply pending schema migrations and re-tokenise for a new lexical tokenizer, under the writer lock."""
+        """Apply pending schema migrations and rebuild what a new definition derives (`_DERIVED`), under the writer lock."""
         db = sqlite3.connect(p / DATABASE, isolation_level=None)
         try:
-            current = (schema_version(db) >= len(MIGRATIONS) and meta.get(db, "lexical_version") == lexical.LEXICAL_VERSION
-                       and meta.get(db, "lemma_version") == lemmas.LEMMA_VERSION)
+            current = schema_version(db) >= len(MIGRATIONS) and all(
+                meta.get(db, k) == v for k, v, _ in _DERIVED)
             if current:
                 return
             try:
@@ -173,12 +180,10 @@ class Store:
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     migrate(db)
-                    if meta.get(db, "lexical_version") != lexical.LEXICAL_VERSION:
-                        log.info("re-tokenising the lexical index of %s", p)
-                        lexical.rebuild(db)
-                    if meta.get(db, "lemma_version") != lemmas.LEMMA_VERSION:
-                        log.info("recounting the lemmas of %s", p)
-                        lemmas.rebuild(db)
+                    for k, v, rebuild in _DERIVED:
+                        if meta.get(db, k) != v:
+                            log.info("rebuilding %s of %s (%s)", k.removesuffix("_version"), p, v)
+                            rebuild(db)
                     db.execute("COMMIT")
                 except BaseException:
                     db.execute("ROLLBACK")
@@ -425,6 +430,12 @@ class Store:
             ).fetchall())
         found = [np.frombuffer(rows[i], dtype="<f4") for i in ids if i in rows]
         return np.vstack(found) if found else np.zeros((0, self.manifest.dim), dtype=np.float32)
+
+    def docs_holding(self, terms: Sequence[str]) -> dict[str, list[str]] | None:
+        """term (`index.doc_terms.key` form) -> the paths of the documents whose text, title or file
+        name holds it; None for an index without document terms (opened before its upgrade)."""
+        with self._lock:
+            return doc_terms.holding(self._db, terms)
 
     def lemma_stats(self) -> lemmas.LemmaStats | None:
         """Chunks per lemma and the words written in lower case (`index.lemmas`), counted at index

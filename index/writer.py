@@ -15,7 +15,7 @@ import numpy as np
 
 from ingest import Chunk, Document
 
-from . import lemmas, lexical, meta, owners, postings
+from . import doc_terms, lemmas, lexical, meta, owners, postings
 from .vector_store import VectorBatch
 
 if TYPE_CHECKING:
@@ -48,6 +48,9 @@ class Writer:
         ).fetchall()
         ids = [r[0] for r in rows]
         self.lemmas.remove(r[1] for r in rows)
+        for doc_id, title, text in self.db.execute("SELECT doc_id, title, text FROM documents WHERE path = ?",
+                                                   (path,)).fetchall():
+            doc_terms.remove(self.db, doc_id, doc_terms.of_document(path, title, text))
         self.lexical.remove(lexical.delete_rows(self.db, ids))
         self.db.execute("DELETE FROM chunks WHERE doc_id = (SELECT doc_id FROM documents WHERE path = ?)", (path,))
         cur = self.db.execute("DELETE FROM documents WHERE path = ?", (path,))
@@ -61,6 +64,11 @@ class Writer:
 
         `new == old` only records the mtime of a touched file (same bytes, new mtime): no new generation.
         """
+        if new != old:  # the file name is among the document's terms
+            for doc_id, title, text in self.db.execute("SELECT doc_id, title, text FROM documents WHERE path = ?",
+                                                       (old,)).fetchall():
+                doc_terms.remove(self.db, doc_id, doc_terms.of_document(old, title, text))
+                doc_terms.add(self.db, doc_id, doc_terms.of_document(new, title, text))
         self.db.execute("UPDATE documents SET path = ?, mtime_ns = ? WHERE path = ?", (new, mtime_ns, old))
         owners.move_override(self.db, old, new)
         self.changed = self.changed or new != old
@@ -83,6 +91,8 @@ class Writer:
              read_with),
         )
         doc_id = cur.lastrowid
+        assert doc_id is not None
+        doc_terms.add(self.db, doc_id, doc_terms.of_document(doc.path, doc.title, doc.text))
         vecs = np.ascontiguousarray(vectors, dtype="<f4")
         ids = np.array([faiss_id(c.chunk_id) for c in chunks], dtype=np.int64)
         self.db.executemany(

@@ -262,3 +262,48 @@ def test_index_without_lemma_counts_is_counted_on_open(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "index")
     stats = store.lemma_stats()
     assert stats is not None and (stats.chunks, stats.df, set(stats.lower)) == expected
+
+
+def _terms_by_reading(store: Store) -> dict[str, set[str]]:
+    """Each document's terms read from its stored text, title and path, as the resolver read them
+    at its first question before the index kept them."""
+    from index import doc_terms
+
+    return {d.doc: doc_terms.of_document(d.doc, d.title, store.document_text(d.doc) or "") for d in store.documents()}
+
+
+def _kept_terms(store: Store) -> dict[str, set[str]]:
+    rows = store._db.execute("SELECT d.path, t.term FROM doc_terms t JOIN documents d ON d.doc_id = t.doc_id")
+    out: dict[str, set[str]] = {}
+    for path, term in rows:
+        out.setdefault(path, set()).add(term)
+    return out
+
+
+def test_document_terms_follow_adds_edits_and_removals(tmp_path: Path) -> None:
+    store, emb, files = _build(tmp_path)
+    assert _kept_terms(store) == _terms_by_reading(store)
+    files[1].write_text("Zyxwv Quortle studied at Ümeå University.\n")
+    files[0].unlink()
+    files[2].rename(files[2].with_name("renamed_report.txt"))  # same content: moved, not re-read
+    index_paths([tmp_path / "docs"], store, emb, prune=True)
+    assert _kept_terms(store) == _terms_by_reading(store)
+    assert store.docs_holding(["renamed_report"]) == {"renamed_report": [str(files[2].with_name("renamed_report.txt"))]}
+    held = store.docs_holding(["umea", "zyxwv", files[1].stem.lower(), "nowhere"])
+    assert held == {"umea": [str(files[1])], "zyxwv": [str(files[1])], files[1].stem.lower(): [str(files[1])]}
+    assert store._db.execute("SELECT COUNT(*) FROM doc_terms WHERE doc_id NOT IN (SELECT doc_id FROM documents)"
+                             ).fetchone()[0] == 0  # a removed document leaves no terms
+
+
+def test_index_without_document_terms_reads_them_on_open(tmp_path: Path) -> None:
+    store, _, _ = _build(tmp_path)
+    expected = _terms_by_reading(store)
+    store.close()
+    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
+    db.execute("DROP TABLE doc_terms")
+    db.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    db.execute("DELETE FROM meta WHERE key = 'doc_terms_version'")
+    db.commit()
+    db.close()
+    store = Store.open(tmp_path / "index")
+    assert _kept_terms(store) == expected

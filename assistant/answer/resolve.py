@@ -10,7 +10,8 @@
   another Weber); one span naming several owners (a shared surname) names all of them and the
   note says it is ambiguous.
 - **documents by name or fact**: the question's other words are looked up in the collection's
-  document frequencies (each document's terms: its text, title, owner and file name, accent-free).
+  document frequencies (each document's terms: its text, title and file name, accent-free, kept at
+  index time by `index.doc_terms`; and its current owner's name).
   A name-like word (capitalised inside the sentence, in capitals, or holding a digit: "Soledad",
   "NARA", "N1181Y", "12/06/2007") names the documents holding it when they are at most
   `MAX_NAMED` (and under half the collection); any other word only when exactly one document holds
@@ -39,13 +40,13 @@ import importlib.util
 import math
 import os
 import re
-import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from index import Hit, Searcher, Store
+from index.doc_terms import key as doc_terms_key
 from index.lexical import STOPWORDS, terms
 from ingest.names import names_match, split_name
 
@@ -118,8 +119,7 @@ def _words(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _key(word: str) -> str:
-    return fold(word).replace(".", "")
+_key = doc_terms_key  # what the index stores: accent-free, case-folded, no dots
 
 
 def aliases_of(name: str, others: Sequence[str] = ()) -> tuple[str, ...]:
@@ -162,44 +162,22 @@ def stored_aliases(store: Store) -> dict[str, tuple[str, ...]] | None:
 
 # --- collection statistics ----------------------------------------------------------------------
 
-class DocTerms:
-    """Each document's set of terms (text, title, owner, file name), accent-free; a document is
-    re-read only when its content, owner or title changed. Document frequencies come from it."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._sets: dict[str, tuple[tuple[str, str | None, str], frozenset[str]]] = {}
-
-    def of(self, store: Store) -> dict[str, frozenset[str]]:
-        records = store.documents()
-        with self._lock:
-            old = dict(self._sets)
-        sets: dict[str, tuple[tuple[str, str | None, str], frozenset[str]]] = {}
-        for d in records:
-            key = (d.sha256, d.owner, d.title)
-            cached = old.get(d.doc)
-            if cached is not None and cached[0] == key:
-                sets[d.doc] = cached
-                continue
-            text = store.document_text(d.doc) or ""
-            stem = os.path.splitext(os.path.basename(d.doc))[0]
-            found = {_key(t) for t in terms(f"{text}\n{d.title}\n{d.owner or ''}\n{stem.replace('_', ' ')}")}
-            found.add(_key(stem))
-            sets[d.doc] = (key, frozenset(found))
-        with self._lock:
-            self._sets = sets
-        return {doc: s for doc, (_, s) in sets.items()}
+def holding(store: Store, wanted: Sequence[str]) -> tuple[dict[str, list[str]], int]:
+    """term -> the documents holding it (their text, title or file name, kept at index time by
+    `index.doc_terms`, or their current owner's name), and the number of documents."""
+    records = store.documents()
+    out = {t: list(v) for t, v in (store.docs_holding(wanted) or {}).items()}
+    want = set(wanted)
+    for d in records:
+        for t in _owner_keys(d.owner or "") & want:
+            if d.doc not in out.setdefault(t, []):
+                out[t].append(d.doc)
+    return out, len(records)
 
 
-_DOC_TERMS: dict[str, DocTerms] = {}
-_DOC_TERMS_LOCK = threading.Lock()
-
-
-def doc_terms(store: Store) -> dict[str, frozenset[str]]:
-    """`DocTerms` of `store` (one cache per index directory)."""
-    with _DOC_TERMS_LOCK:
-        cache = _DOC_TERMS.setdefault(str(getattr(store, "path", id(store))), DocTerms())
-    return cache.of(store)
+@functools.lru_cache(maxsize=4096)
+def _owner_keys(owner: str) -> frozenset[str]:
+    return frozenset(_key(t) for t in terms(owner))
 
 
 # --- resolving ----------------------------------------------------------------------------------
@@ -328,19 +306,18 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     facts = _fact_terms(words, covered)
     if not facts:
         return Resolution()
-    sets = doc_terms(store)
-    n_docs = len(sets)
+    held_by, n_docs = holding(store, list(facts))
     if n_docs < 2:
         return Resolution()
     score: dict[str, float] = {}
     named_by: dict[str, list[str]] = {}
     for term, (word, named) in facts.items():
-        holding = [d for d, s in sets.items() if term in s]
-        df = len(holding)
+        held = held_by.get(term, [])
+        df = len(held)
         if not df or df > (MAX_NAMED if named else 1) or df * 2 > n_docs:
             continue
         weight = math.log(n_docs / df)
-        for d in holding:
+        for d in held:
             score[d] = score.get(d, 0.0) + weight
             if word not in named_by.setdefault(d, []):
                 named_by[d].append(word)
