@@ -248,17 +248,23 @@ def test_lemma_counts_follow_adds_edits_and_removals(tmp_path: Path) -> None:
     assert all(v > 0 for v in stats.df.values())  # removed lemmas leave no zero rows
 
 
+def _as_of_version(index: Path, version: int, tables: list[str], meta_key: str) -> None:
+    """Make the index at `index` look written by an earlier citewise: schema `version`, without
+    `tables` and the `meta_key` recording what they were derived with."""
+    db = sqlite3.connect(index / "chunks.sqlite")
+    for table in tables:
+        db.execute(f"DROP TABLE {table}")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
+    db.execute("DELETE FROM meta WHERE key = ?", (meta_key,))
+    db.commit()
+    db.close()
+
+
 def test_index_without_lemma_counts_is_counted_on_open(tmp_path: Path) -> None:
     store, _, _ = _build(tmp_path)
     expected = _recount(store)
     store.close()
-    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
-    db.execute("DROP TABLE lemma_df")
-    db.execute("DROP TABLE lower_words")
-    db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
-    db.execute("DELETE FROM meta WHERE key = 'lemma_version'")
-    db.commit()
-    db.close()
+    _as_of_version(tmp_path / "index", 6, ["lemma_df", "lower_words"], "lemma_version")
     store = Store.open(tmp_path / "index")
     stats = store.lemma_stats()
     assert stats is not None and (stats.chunks, stats.df, set(stats.lower)) == expected
@@ -299,11 +305,6 @@ def test_index_without_document_terms_reads_them_on_open(tmp_path: Path) -> None
     store, _, _ = _build(tmp_path)
     expected = _terms_by_reading(store)
     store.close()
-    db = sqlite3.connect(tmp_path / "index" / "chunks.sqlite")
-    db.execute("DROP TABLE doc_terms")
-    db.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
-    db.execute("DELETE FROM meta WHERE key = 'doc_terms_version'")
-    db.commit()
-    db.close()
+    _as_of_version(tmp_path / "index", 7, ["doc_terms"], "doc_terms_version")
     store = Store.open(tmp_path / "index")
     assert _kept_terms(store) == expected
