@@ -36,7 +36,7 @@ from index.rerank import CrossEncoderReranker
 from index.shard import Shard
 from index.store import MANIFEST
 
-from .answer import Answer, AnswerWriter, verify_citations
+from .answer import Answer, AnswerWriter, detect, verify_citations
 from .answer.model import ReaderModel
 from .answer.pipeline import retrieve_hits
 from .answer.reader import Reader
@@ -181,6 +181,18 @@ class Assistant:
             store.close()
             store = Store.open(directory, settings.model, milvus_token=settings.token())
         return cls(store, make_embedder(store.manifest.embedder), writer, settings)
+
+    def warm(self) -> threading.Thread:
+        """Load the embedding model and the answer path's libraries (dateparser, simplemma's dictionary;
+        `answer.detect.warm`) in a background thread, as a server should when it starts: otherwise the
+        first question waits for them (7 s, then 1 s, here). Returns the thread."""
+        def run() -> None:
+            self.embedder.embed_query("warm up")
+            detect.warm()
+
+        t = threading.Thread(target=run, name="citewise-warm", daemon=True)
+        t.start()
+        return t
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
         """The `k` best chunks for `query`, best first."""

@@ -32,3 +32,23 @@ def test_server_answers_through_gradio_client(seed_assistant) -> None:
         assert len(hits["hits"]) == 3 and hits["query"] == "KForge"
     finally:
         app.close()
+
+
+def test_warm_loads_the_model_and_the_answer_libraries_in_the_background(seed_index_dir) -> None:
+    """`Assistant.warm` (what `serve` calls at launch): a fresh embedder (the real model, not loaded
+    yet) is loaded by the background thread, and dateparser's search with it, so the first question
+    does not wait for them."""
+    import sys
+
+    from assistant import Assistant
+    from index import SentenceTransformerEmbedder, Store
+
+    fresh = SentenceTransformerEmbedder()
+    assistant = Assistant(Store.open(seed_index_dir), fresh)
+    assert fresh._model is None
+    thread = assistant.warm()
+    assert thread.daemon  # never keeps a finished command alive
+    thread.join(timeout=300)
+    assert not thread.is_alive()
+    assert fresh._model is not None and "dateparser.search" in sys.modules
+    assert assistant.ask("Where did Muhammed Fatih Balin do his PhD?").citations

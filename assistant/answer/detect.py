@@ -200,6 +200,21 @@ def is_list(question: str, names_someone: bool) -> bool:
     return False
 
 
+def warm() -> None:
+    """Load what the first answer would otherwise wait for: dateparser's search (a second of imports
+    and pattern compilation) and simplemma's English dictionary (half a second)."""
+    try:
+        from dateparser.search import search_dates
+
+        from index.lemmas import lemma
+
+        lemma("warming")
+
+        search_dates("from May 2019 to 2021", languages=["en"])
+    except Exception:  # noqa: BLE001 - a failed warm-up only leaves the cost to the first question
+        pass
+
+
 def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int]]:
     """Every verbatim phrase of `kind` in `text`, in order."""
     if kind == "date":

@@ -266,10 +266,13 @@ def folders_allowed(host: str) -> bool:
 
 def serve(assistant: Assistant, host: str = "127.0.0.1", port: int = 7860, *, block: bool = True,
           auth: tuple[str, str] | None = None, allow_folders: bool | None = None,
-          max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB, concurrency: int = 4) -> gr.Blocks:
-    """Launch the UI. `allow_folders` defaults to True only on a loopback `host`."""
+          max_upload_mb: int = DEFAULT_MAX_UPLOAD_MB, concurrency: int = 4, warm: bool = True) -> gr.Blocks:
+    """Launch the UI. `allow_folders` defaults to True only on a loopback `host`; `warm` loads the
+    embedding model and the answer path's libraries in the background at launch (`Assistant.warm`)."""
     if allow_folders is None:
         allow_folders = folders_allowed(host)
+    if warm:  # the model loads while the page opens: the first question would otherwise wait for it
+        assistant.warm()
     app = build_app(assistant, allow_folders=allow_folders, max_upload_mb=max_upload_mb)
     app.queue(default_concurrency_limit=concurrency)
     app.launch(server_name=host, server_port=port, share=False, ssr_mode=False, auth=auth,
