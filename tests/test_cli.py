@@ -90,9 +90,28 @@ def test_missing_index_is_a_clear_error(tmp_path: Path) -> None:
     assert "No citewise index" in result.output and "citewise index PATH" in result.output
 
 
-def test_ask_needs_exactly_one_question_source(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["ask", "--index", str(tmp_path)])
-    assert result.exit_code == 2 and "QUESTION or --questions" in result.output
+def test_ask_takes_one_question_source(tmp_path: Path) -> None:
+    questions = tmp_path / "q.txt"
+    questions.write_text("What is KForge?\n")
+    result = CliRunner().invoke(main, ["ask", "What is KForge?", "--questions", str(questions), "--index", str(tmp_path)])
+    assert result.exit_code == 2 and "QUESTION or --questions FILE, not both" in result.output
+
+
+@pytest.mark.slow
+def test_ask_without_a_question_is_a_session_with_follow_ups(seed_index_dir: Path) -> None:
+    """`citewise ask` alone reads questions one by one; the second is a follow-up ("his") that the
+    session resolves against the first (alone, the same question is answered from Balin's profile);
+    an empty line ends it."""
+    result = CliRunner().invoke(main, ["ask", "--json", "--index", str(seed_index_dir)],
+                                input="Where did Baolin Li do his PhD?\nWhat about his undergraduate degree?\n\n"
+                                      "What is KForge?\n")
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == 2  # the empty line ended the session before the third question
+    li = {c["doc"] for c in lines[0]["citations"]}
+    assert not lines[0]["abstained"] and len(li) == 1
+    # "his" is Baolin Li: asked alone, the question is answered from another profile
+    assert not lines[1]["abstained"] and {c["doc"] for c in lines[1]["citations"]} == li
 
 
 def test_env_var_sets_the_index(seed_index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

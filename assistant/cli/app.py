@@ -177,6 +177,27 @@ def search(query: str, k: int | None, index_dir: Path | None, as_json: bool) -> 
         click.echo(hits_text(hits))
 
 
+def _session(assistant: Any, as_json: bool) -> None:
+    """`citewise ask` without a question: questions read one by one from the terminal, follow-ups
+    resolved against the session's earlier turns, until an empty line or end of input."""
+    from ..render import answer_text
+
+    assistant.warm()  # the model and libraries load while the first question is typed
+    click.echo("Ask about your documents; an empty line or Ctrl-D ends. Follow-ups such as "
+               "'and his PhD?' read the earlier questions.", err=True)
+    history: list[tuple[str, str]] = []
+    while True:
+        try:
+            q = click.prompt("", prompt_suffix="> ", default="", show_default=False, err=True).strip()
+        except click.Abort:  # end of input
+            break
+        if not q:
+            break
+        answer = assistant.ask(q, history=history)
+        history.append((q, answer.answer))
+        click.echo(json.dumps(answer.to_dict(), ensure_ascii=False) if as_json else f"{answer_text(answer)}\n")
+
+
 @main.command()
 @click.argument("question", required=False)
 @click.option("--questions", "questions_file", type=click.File("r"), help="Answer one question per line of FILE ('-' for stdin).")
@@ -190,16 +211,21 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
         llm_spec: str | None = None) -> None:
     """Answer QUESTION with numbered citations that quote your documents.
 
+    Without QUESTION or --questions: a session in the terminal. Ask one question after another (the
+    model loads once, while you type the first); follow-ups such as "and his PhD?" read the earlier
+    questions; an empty line or Ctrl-D ends it.
+
     \b
     Examples:
       citewise ask "Where did Muhammed Fatih Balin do his PhD?"
+      citewise ask
       citewise ask --questions questions.txt --json > answers.jsonl
       citewise ask "Who has worked at Netflix?" --llm ollama:llama3.2
     """
     from ..render import answer_text
 
-    if (question is None) == (questions_file is None):
-        raise click.UsageError("give either a QUESTION or --questions FILE")
+    if question is not None and questions_file is not None:
+        raise click.UsageError("give a QUESTION or --questions FILE, not both")
     assistant = _open(index_dir, embeds=True)
     if llm_spec:
         from ..llm import LLMWriter, chat_model
@@ -215,6 +241,9 @@ def ask(question: str | None, questions_file: Any, index_dir: Path | None, as_js
                 _dump(answer.to_dict())
             else:
                 click.echo(answer_text(answer))
+            return
+        if questions_file is None:
+            _session(assistant, as_json)
             return
         for line in questions_file:
             q = line.strip()
