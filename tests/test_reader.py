@@ -101,11 +101,17 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     idf = Idf(["She works in political science research.", "A professor and an assistant."])
     line = "Assistant Professor of Political Science (August 2026)\nUniversity of South Carolina"
     asked = "Where will she start as an assistant professor in August 2026?"
-    near = {"start": 1.0, "assistant": 1.0, "professor": 1.0, "august": 1.0, "2026": 1.0}
+    near = {"august": 1.0, "2026": 1.0}  # as close to the title (just after it) as to the name (just before)
     a, b = detect.phrase("place", line, near=near, question=asked) or (0, 0)
-    assert line[a:b] == "Assistant Professor of Political Science"  # the words of the question sit beside it
+    assert line[a:b] == "Assistant Professor of Political Science"  # a tie: the first
     a, b = detect.phrase("place", line, near=near, question=asked, named=idf.proper) or (0, 0)
     assert line[a:b] == "University of South Carolina" and not idf.proper("Science") and idf.proper("Carolina")
+    # the word just after a phrase is as near as the word just before it: "History" follows "Bachelor
+    # of Arts" and precedes the master's university; "Master" tips it
+    cv = "Master of Arts, History, Virginia Polytechnic Institute and State University (2003)\n" \
+         "Bachelor of Arts, History and Political Science, Virginia Polytechnic Institute (2001)"
+    a, b = detect.phrase("place", cv, near={"master": 2.0, "history": 2.0}) or (0, 0)
+    assert cv[a:b] == "Virginia Polytechnic Institute and State University"
     # a title opening a name (nameparser's list) does not make it a company's name
     line = "PhD student, supervised by Prof. Volker Bormuth, Laboratoire Jean Perrin"
     assert ("person", "Prof. Volker Bormuth") in [(k, line[a:b]) for k, a, b in detect.entities(line)]

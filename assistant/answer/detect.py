@@ -300,9 +300,10 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
             at.setdefault(w, []).append(n)
 
     def closeness(span: tuple[int, int]) -> float:
-        # question words inside the phrase do not count: the phrase would only be restating the question
+        # question words inside the phrase do not count: the phrase would only be restating the question.
+        # Words a..b-1 are the phrase: the word just before it and the word just after it are both 1 away.
         a, b = bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
-        return sum(near[w] / (1 + min(min(abs(j - a), abs(j - b)) for j in out))
+        return sum(near[w] / (1 + min(a - j if j < a else j - b + 1 for j in out))
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
     return max(spans, key=closeness)  # the first on a tie
