@@ -44,6 +44,7 @@ def test_cli_ask_shows_scope_confidence_and_marked_phrase(seed_index_dir: Path):
     sure = confidence_words(getattr(expected, "confidence", None))
     if sure and not expected.abstained:
         assert f"Confidence: {sure}" in result.output
+        assert result.output.lower().count("confidence") == 1  # said once, in words (no raw "confidence 0.96" note)
     if expected.fact and not expected.abstained and any(
             expected.fact in c.quote and expected.fact != c.quote.strip() for c in expected.citations):
         assert f"**{expected.fact}**" in result.output

@@ -207,8 +207,7 @@ class Reader:
             answer = f"{lead} [1]\n{body} [1]" if len(lead) + len(body) + 1 <= 300 else f"{body} [1]"
         else:
             answer = f"{body} [1]"
-        return Answer(r.question, answer, False, (cite,), fact=fact, notes=(f"confidence {p:.2f}",),
-                      confidence=p)
+        return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
 
     def _abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
         order = np.argsort(-r.p)
