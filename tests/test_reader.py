@@ -239,6 +239,10 @@ def test_near_miss_question_abstains(seed_assistant):
     # Balin's profile has a GPA for his B.S.; Burak Bartan's has none: the field exists for another person.
     a = seed_assistant.ask("What was Burak Bartan's undergraduate GPA?")
     assert a.abstained and a.kind == "abstain"
+    # the note says how sure the reader was, in percent, beside the level it answers from
+    threshold = f"{seed_assistant.reader.model.threshold:.0%}"
+    assert any(n.startswith("the reader rates the closest passages") and n.endswith(f"it answers from {threshold}")
+               for n in a.notes), a.notes
 
 
 def test_abstentions_show_related_passages_and_never_claim_absence(seed_assistant):

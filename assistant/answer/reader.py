@@ -184,7 +184,7 @@ class Reader:
         best = int(np.argmax(r.p))
         p = self.model.answerable(r.p, r.x, r.unmatched)
         if p < self.model.threshold:
-            return self._abstain(r, f"answerability {p:.2f}", p)
+            return self._abstain(r, self._how_sure(p), p)
         c = r.cands[best]
         hit = r.hits[c.hit]
         kind = detect.asked(r.question)
@@ -208,6 +208,10 @@ class Reader:
         else:
             answer = f"{body} [1]"
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
+
+    def _how_sure(self, p: float) -> str:
+        """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
+        return f"the reader rates the closest passages {p:.0%} likely to answer it; it answers from {self.model.threshold:.0%}"
 
     def _abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
         order = np.argsort(-r.p)
@@ -244,7 +248,7 @@ class Reader:
         what = _searched(people)
         if not matches:
             why = f"{what} searched, 0 match"
-            ans = self._abstain(r, why if anyone >= self.model.threshold else f"{why} (answerability {anyone:.2f})",
+            ans = self._abstain(r, why if anyone >= self.model.threshold else f"{why}; {self._how_sure(anyone)}",
                                 anyone)
             return Answer(ans.question, f"{ans.answer} ({what} searched)", True, (), ans.related,
                           ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)
