@@ -10,7 +10,7 @@ Here each document's terms are written once, with its chunks, in the writer's tr
 
 The owner's name is not stored: a user may change it at any time (`Store.set_owner`), and the
 resolver adds it from the documents' current owners. `DOC_TERMS_VERSION` names this definition:
-an index written with another one is re-read when it is next opened (`Store._upgrade`).
+an index written with another one is re-read when it is next opened (`index.upgrade`).
 """
 
 from __future__ import annotations

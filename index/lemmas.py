@@ -12,7 +12,7 @@ transaction, so a reader loads them in one query:
 
 Lemmas are simplemma's (English), case-folded and accent-free, with dotted compounds also glued
 ("Ph.D." gives "phd"). `LEMMA_VERSION` names that definition: an index counted with another one is
-recounted when it is next opened (`Store._upgrade`), as a new lexical tokenizer re-tokenises.
+recounted when it is next opened (`index.upgrade`), as a new lexical tokenizer re-tokenises.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The on-disk index: a directory holding
 
     manifest.json        format version, embedder name and dimension, vector store (written once, atomically)
-    chunks.sqlite        documents, chunks (with their vectors), the FTS5 lexical index and meta, in WAL mode
+    chunks.sqlite        documents, chunks (with their vectors), the FTS5 lexical index, the collection
+                         statistics (`index.lemmas`, `index.doc_terms`) and meta, in WAL mode
     vectors-<gen>.faiss  with the default FAISS vector store: the FAISS index of generation <gen>
     .lock                held by the one writer
 
@@ -19,11 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,8 +36,9 @@ from . import doc_terms, lemmas, lexical, meta, owners, postings
 from .errors import EmbedderMismatch, IndexCorrupt, IndexLocked, IndexNotFound, VectorStoreError
 from .faiss_store import collect_garbage
 from .manifest import DATABASE, FORMAT, FORMAT_VERSION, MANIFEST, Manifest, _write_atomic
-from .migrations import MIGRATIONS, migrate, schema_version
+from .migrations import migrate, schema_version
 from .sql import select_in
+from .upgrade import upgrade
 from .vector_store import (
     VectorCheck,
     VectorConfig,
@@ -49,14 +50,6 @@ from .vector_store import (
 )
 from .writer import Writer
 
-log = logging.getLogger(__name__)
-# What is derived from the stored chunks and documents under a versioned definition: (meta key, the
-# current version, rebuild). An index holding another version is rebuilt when opened (`_upgrade`).
-_DERIVED: tuple[tuple[str, str, Callable[[sqlite3.Connection], None]], ...] = (
-    ("lexical_version", lexical.LEXICAL_VERSION, lexical.rebuild),
-    ("lemma_version", lemmas.LEMMA_VERSION, lemmas.rebuild),
-    ("doc_terms_version", doc_terms.DOC_TERMS_VERSION, doc_terms.rebuild),
-)
 
 @dataclass(frozen=True)
 class DocRecord:
@@ -159,39 +152,8 @@ class Store:
                 f"{describe_config(resolve_config(vectors, p))}. Drop the --store/--milvus-* options to use it "
                 "as it is, or build a new index in another directory."
             )
-        cls._upgrade(p)
+        upgrade(p, p / DATABASE)
         return cls(p, manifest, milvus_token)
-
-    @staticmethod
-    def _upgrade(p: Path) -> None:
-        """Apply pending schema migrations and rebuild what a new definition derives (`_DERIVED`), under the writer lock."""
-        db = sqlite3.connect(p / DATABASE, isolation_level=None)
-        try:
-            current = schema_version(db) >= len(MIGRATIONS) and all(
-                meta.get(db, k) == v for k, v, _ in _DERIVED)
-            if current:
-                return
-            try:
-                lock = FileLock(str(p / ".lock"), timeout=30)
-                lock.acquire()
-            except Timeout:
-                raise IndexLocked(f"The index at {p} needs an upgrade but another process is writing to it.") from None
-            try:
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    migrate(db)
-                    for k, v, rebuild in _DERIVED:
-                        if meta.get(db, k) != v:
-                            log.info("rebuilding %s of %s (%s)", k.removesuffix("_version"), p, v)
-                            rebuild(db)
-                    db.execute("COMMIT")
-                except BaseException:
-                    db.execute("ROLLBACK")
-                    raise
-            finally:
-                lock.release()
-        finally:
-            db.close()
 
     @classmethod
     def create(cls, path: str | os.PathLike[str], embedder: str, dim: int, *,
