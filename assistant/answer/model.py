@@ -112,8 +112,6 @@ class ReaderModel:
         tmp.replace(path)
 
 
-
-
 def question_features(p: np.ndarray, x: np.ndarray, unmatched: np.ndarray) -> np.ndarray:
     """Question-level evidence from its best candidate: its probability, its question cosine and its
     best piece's, and the rarest question word it leaves unmatched (`features.unmatched`).
