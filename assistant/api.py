@@ -183,11 +183,11 @@ class Assistant:
         return cls(store, make_embedder(store.manifest.embedder), writer, settings)
 
     def warm(self) -> threading.Thread:
-        """Load the embedding model (torch too: `SentenceTransformerEmbedder.warm`) and the answer path's
+        """Load the torch embedding model (`SentenceTransformerEmbedder.warm`) and the answer path's
         libraries (dateparser, simplemma's dictionary; `answer.detect.warm`) in a background thread, as a
         server should when it starts: otherwise the first question waits for them. Returns the thread."""
         def run() -> None:
-            load = getattr(self.embedder, "warm", None)  # both encoders: numpy for queries, torch for new lines
+            load = getattr(self.embedder, "warm", None)  # torch: a server embeds many new lines
             if callable(load):
                 load()
             self.embedder.embed_query("warm up")

@@ -6,11 +6,13 @@ name (already in the local Hugging Face cache) or local path works too. The mode
 first use, and the hub is kept offline unless the user says otherwise.
 
 Importing sentence-transformers (torch) takes 5-6 s, longer than a one-shot question needs for all
-else. So a BERT model with mean pooling (the packaged MiniLM; `index.bert_numpy`) embeds queries, and
-texts until torch would have paid for its import, with numpy: the same vectors, with no torch import.
+else. So a BERT model with mean pooling (the packaged MiniLM; `index.bert_numpy`) embeds queries and
+texts, until torch would have paid for its import, with numpy: the same vectors, with no torch import.
 numpy is as fast on short lines and about 1.2x slower on 256-token chunks, so once a process has
 embedded `NUMPY_TEXTS` texts (bulk work: an index build, a long batch of questions) torch is loaded,
-and once it is loaded it embeds every batch. `CITEWISE_NUMPY_ENCODER=0` turns the numpy path off. `EmbedderSpec` says how to
+and once it is loaded it embeds everything, queries too: numpy's BLAS threads and torch's OpenMP
+threads in one process contend for the cores (a server's first-seen ask p50 went from 123 to 167 ms
+with numpy queries beside torch documents). `CITEWISE_NUMPY_ENCODER=0` turns the numpy path off. `EmbedderSpec` says how to
 build an equal embedder in another process (the indexing worker pool): a class and its arguments,
 never a loaded model.
 """
@@ -109,6 +111,7 @@ class SentenceTransformerEmbedder:
                            or self._model.get_sentence_embedding_dimension)
                 dim = get_dim()
                 self._dim = int(dim) if dim else None
+                self._numpy = False  # torch embeds everything from now on: free the numpy copy of the weights
                 log.info("loaded embedding model %s (dim %s)", self.name, self._dim)
             return self._model
 
@@ -138,8 +141,7 @@ class SentenceTransformerEmbedder:
             return self._numpy or None
 
     def warm(self) -> None:
-        """Load both encoders (a server: its first question then waits for neither)."""
-        self.numpy_encoder()
+        """Load torch's model now (a server, in the background: its questions then all use torch)."""
         self.model()
 
     def _torch_loaded(self) -> bool:
@@ -179,5 +181,4 @@ class SentenceTransformerEmbedder:
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        fast = self.numpy_encoder()  # one short text: numpy is faster than torch even when torch is loaded
-        return fast.encode([text])[0] if fast is not None else self.embed_documents([text])[0]  # type: ignore[no-any-return]
+        return self.embed_documents([text])[0]

@@ -89,6 +89,7 @@ few = a.embedder.embed_documents(["one line", "another line"])
 many = a.embedder.embed_documents(["line %d" % i for i in range(int(sys.argv[2]))])  # past the budget: torch
 print(json.dumps({"answer": answer.answer, "torch_at_answer": before,
                   "torch_after_budget": "sentence_transformers" in sys.modules,
+                  "numpy_freed": a.embedder.numpy_encoder() is None,
                   "few": few.tolist(), "many0": many[0].tolist()}))
 """
 
@@ -108,6 +109,7 @@ def test_a_one_shot_question_is_answered_without_importing_torch(seed_index_dir:
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["torch_at_answer"] is False
     assert got["torch_after_budget"] is True  # bulk work loads torch once numpy has had its share
+    assert got["numpy_freed"] is True  # ... which then embeds everything: numpy's weights are let go
     # the same answer as a process that embeds everything with sentence-transformers
     want = Assistant(Store.open(seed_index_dir), embedder).ask(question)
     assert got["answer"] == want.answer and "Georgia" in got["answer"]
