@@ -12,9 +12,10 @@ numpy is as fast on short lines and about 1.2x slower on 256-token chunks, so on
 embedded `NUMPY_TEXTS` texts (bulk work: an index build, a long batch of questions) torch is loaded,
 and once it is loaded it embeds everything, queries too: numpy's BLAS threads and torch's OpenMP
 threads in one process contend for the cores (a server's first-seen ask p50 went from 123 to 167 ms
-with numpy queries beside torch documents). `CITEWISE_NUMPY_ENCODER=0` turns the numpy path off. `EmbedderSpec` says how to
-build an equal embedder in another process (the indexing worker pool): a class and its arguments,
-never a loaded model.
+with numpy queries beside torch documents). `CITEWISE_NUMPY_ENCODER=0` turns the numpy path off.
+
+`EmbedderSpec` says how to build an equal embedder in another process (the indexing worker pool): a
+class and its arguments, never a loaded model.
 """
 
 from __future__ import annotations
