@@ -7,8 +7,8 @@ Normalize is run here with numpy, the `tokenizers` library (the folder's own `to
 `safetensors` (a format that stores arrays, never code). `NumpyBert.load(folder)` returns None for
 any other folder (another architecture, pooling or head), and the caller uses sentence-transformers.
 
-The vectors equal sentence-transformers' to float32 rounding (tests/test_embed.py compares them on
-real text); the exact GELU is used, as BERT's config asks.
+The vectors equal sentence-transformers' to float32 rounding (tests/test_bert_numpy.py compares them
+on real text); GELU is the erf form BERT's config asks for, with erf computed to 1.5e-7.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ def _read(path: Path) -> Any:
 def supported(folder: Path) -> bool:
     """Is `folder` a sentence-transformers BERT with mean pooling and normalisation, in safetensors?"""
     try:
-        modules = [m.get("type", "") for m in _read(folder / "modules.json")]
+        listed = _read(folder / "modules.json")
+        modules = [m.get("type", "") for m in listed]
         config = _read(folder / "config.json")
-        pooling_dir = next(m["path"] for m in _read(folder / "modules.json") if m["type"].endswith("Pooling"))
+        pooling_dir = next(m["path"] for m in listed if m["type"].endswith("Pooling"))
         pooling = _read(folder / pooling_dir / "config.json")
     except (OSError, ValueError, KeyError, StopIteration, TypeError, AttributeError):
         return False
@@ -54,7 +55,8 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """erf to within 1.5e-7 (Abramowitz & Stegun 7.1.26), in float32: below float32's own rounding of
-    the activations, and ten times faster than scipy's float64 erf on these arrays."""
+    the activations. With scipy's erf, GELU took 1.5 s of a 4.9 s pass over 512 lines; this one 1.0 s,
+    and scipy is not imported."""
     a = np.abs(x)
     t = a * np.float32(0.3275911)  # in place from here on: these arrays are the largest of the pass
     t += 1.0
