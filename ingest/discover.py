@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-SUPPORTED_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".pdf", ".docx", ".html", ".htm", ".xhtml"})
+SUPPORTED_SUFFIXES = frozenset({".txt", ".text", ".md", ".markdown", ".rst", ".pdf", ".docx", ".html", ".htm", ".xhtml"})
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ class Section:
 class Document:
     path: str  # the source file's path as given by the user (resolved, absolute)
     sha256: str  # of the file's bytes: the identity used for incremental indexing
-    format: str  # "text", "markdown", "pdf", "docx", "html"
+    format: str  # "text", "markdown", "rst", "pdf", "docx", "html"
     title: str
     text: str  # cleaned text
     source: str = field(repr=False)  # parsed, uncleaned text

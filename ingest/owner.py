@@ -38,10 +38,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from .document import Section
-from .names import names_match, split_name
+from .names import fold, names_match, split_name
 from .owner_authors import author_names, bold_names, clusters
 from .owner_names import (
     _handle_names,
@@ -269,6 +270,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             add(found, "authors")
 
     personal = _personal(cleaned, sections)
+    flat_text = lru_cache(maxsize=1)(lambda: " ".join(fold(cleaned).split()))
     max_auth = ranked_authors[0][1] if ranked_authors else 1
     scored: list[tuple[float, list[str], _Cluster]] = []
     for c in groups:
@@ -309,8 +311,11 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         if person < 0 or (person == 0 and handle < 0.6 and "meta" not in evidence and not recurs):
             continue
         # A document that does not look like a person's needs more than a name-like first line: its
-        # author lists, its author property, or a handle that spells the whole name.
-        if not personal and not (recurs or "meta" in evidence or handle >= 1.0):
+        # author lists, its author property, or a handle that spells the whole name. A link spelling
+        # a name it made itself ("kaggle.com/.../lfw-dataset" -> "Lfw Dataset") is no evidence unless
+        # the text also prints that name: a document cites many addresses, but is named by one file.
+        if not personal and not (recurs or "meta" in evidence or max(agree.get("email", 0.0), agree.get("filename", 0.0)) >= 1.0
+                                 or (agree.get("url", 0.0) >= 1.0 and _printed(name, flat_text()))):
             continue
         score = sum(evidence.values()) + person + (W_PERSONAL if personal else 0.0)
         order = sorted(evidence, key=lambda k: -evidence[k])
@@ -334,6 +339,12 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     if best_order == ["text"]:  # a name found through a handle needs the handle's agreement too
         return OwnerDecision(None, "", round(best_score, 3), candidates)
     return OwnerDecision(owner, "+".join(best_order), round(best_score, 3), candidates)
+
+
+def _printed(name: str, folded_text: str) -> bool:
+    """Is `name` written out in the text (`fold`ed, spaces collapsed: case, accents and spacing aside)?"""
+    words = [re.escape(w) for w in fold(name).split()]
+    return bool(words) and re.search(r"\b" + " ".join(words) + r"\b", folded_text) is not None
 
 
 def _tokens(name: str) -> set[str]:

@@ -26,6 +26,7 @@ from .html_parser import parse_html
 from .owner import decide_owner
 from .parsed import Parsed, Parser
 from .pdf_parser import parse_pdf
+from .rst_parser import parse_rst
 from .structure import detect_sections, rule_headings
 from .title import decide_title
 
@@ -34,7 +35,7 @@ __all__ = ["PARSERS", "Parsed", "Parser", "load_document", "sniff"]
 # Per-format limits on the file size; text-like formats hold their whole text (and a character map
 # of 8 bytes a character) in memory, so their limit is the tightest.
 MAX_FILE_BYTES: dict[str, int] = {
-    "text": 10 * 2**20, "markdown": 10 * 2**20, "html": 20 * 2**20, "pdf": 200 * 2**20, "docx": 100 * 2**20,
+    "text": 10 * 2**20, "markdown": 10 * 2**20, "rst": 10 * 2**20, "html": 20 * 2**20, "pdf": 200 * 2**20, "docx": 100 * 2**20,
 }
 MAX_TEXT_CHARS = 10_000_000  # extracted text above this is refused (about 4,000 dense pages)
 
@@ -78,10 +79,10 @@ def parse_markdown(path: Path, data: bytes) -> Parsed:
 
 
 PARSERS: dict[str, Parser] = {
-    "text": parse_text, "markdown": parse_markdown, "pdf": parse_pdf, "docx": parse_docx, "html": parse_html,
+    "text": parse_text, "markdown": parse_markdown, "rst": parse_rst, "pdf": parse_pdf, "docx": parse_docx, "html": parse_html,
 }
 EXTENSIONS: dict[str, str] = {
-    ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown",
+    ".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown", ".rst": "rst",
     ".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html",
 }
 
@@ -152,7 +153,7 @@ def load_document(path: str | os.PathLike[str]) -> Document:
     if len(parsed.text) > MAX_TEXT_CHARS:
         raise ParseError(str(p), f"{len(parsed.text):,} characters of text, above the {MAX_TEXT_CHARS:,} limit")
     if not parsed.text.strip():
-        raise ParseError(str(p), "no text in the file" if fmt in ("text", "markdown") else f"no text could be extracted from the {fmt}")
+        raise ParseError(str(p), "no text in the file" if fmt in ("text", "markdown", "rst") else f"no text could be extracted from the {fmt}")
     sha = hashlib.sha256(data).hexdigest()
     del data
     cleaned = clean_text(parsed.text)

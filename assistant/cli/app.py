@@ -73,7 +73,7 @@ def main(verbose: int, preset: str | None, debug: bool) -> None:
 @friendly_errors
 def index_cmd(paths: tuple[Path, ...], index_dir: Path | None, model: str | None, prune: bool, as_json: bool,
               workers: int | None, shard_spec: Shard | None, vectors: dict[str, Any]) -> None:
-    """Index files and folders (recursively): txt, md, pdf, docx, html.
+    """Index files and folders (recursively): txt, md, rst, pdf, docx, html.
 
     Re-running on the same folder only embeds new or changed files (and, once, files an older citewise
     or other chunk settings read).
