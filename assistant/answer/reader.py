@@ -38,7 +38,7 @@ from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import ReaderModel, doc_features, untrained
-from .resolve import people_named, stored_aliases
+from .resolve import names_one_title, people_named, stored_aliases
 
 log = logging.getLogger(__name__)
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
@@ -138,7 +138,8 @@ class Reader:
         q = analyze(question, owners)
         # a question naming someone (by the resolver's alias rules, as its search was scoped) asks about them
         aliases = stored_aliases(self.store) if self.store is not None else None
-        named = bool(q.persons) or bool(people_named(question, owners, aliases))
+        named = bool(q.persons) or bool(people_named(question, owners, aliases)) or (
+            self.store is not None and names_one_title(question, self.store))
         is_who = not named and detect.asks_who(question, q.kind == "people")
         return is_who, (_top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 

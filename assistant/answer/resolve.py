@@ -9,6 +9,9 @@
   A match inside a longer match of someone else is dropped ("Maurice Weber" does not also name
   another Weber); one span naming several owners (a shared surname) names all of them and the
   note says it is ambiguous.
+- **documents by title** (`titles_named`): a question holding two words of a document's title, one
+  that at most `MAX_NAMED` titles share, names it ("the wine recognition dataset"); a title outranks
+  the rare words below, and a "who" question about one titled document asks for a fact in it.
 - **documents by name or fact**: the question's other words are looked up in the collection's
   document frequencies (each document's terms: its text, title and file name, accent-free, kept at
   index time by `index.doc_terms`; and its current owner's name).
@@ -90,6 +93,13 @@ class Resolution:
     note: str = ""  # what the question was resolved to, for the reader ("" when nothing)
     by: tuple[str, ...] = ()  # the question's words that named the documents (when not a person)
     ambiguous: bool = False  # a name fits several people; all of them are searched
+    by_title: bool = False  # the documents were named by their titles (`titles_named`)
+
+    @property
+    def one_document(self) -> bool:
+        """The question is about one document it names by title: a fact in it, never a list of
+        matches ("Who donated the breast cancer dataset?")."""
+        return self.by_title and len(self.docs) == 1
 
 
 def fold(text: str) -> str:
@@ -265,6 +275,50 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
     return out
 
 
+def names_one_title(question: str, store: Store) -> bool:
+    """Does `question` name exactly one document by its title (`titles_named`)?"""
+    return len(titles_named(_words(question), set(), store.documents())[0]) == 1
+
+
+def titles_named(words: list[tuple[str, int, int]], covered: set[int], records: Sequence[object]
+                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The documents whose title the question spells ("the wine recognition dataset" -> "Wine
+    recognition dataset"), and the question's words that did it.
+
+    A title is spelled when the question holds at least two of its words (not stop words), one of them
+    in at most `MAX_NAMED` titles and in under half of them: a word most titles share ("dataset",
+    "report") locates nothing alone. The titles with the highest summed ln(N / title frequency) win.
+    A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
+    the wine dataset, whichever document holds "petal"."""
+    qkeys: dict[str, str] = {}
+    for i, (w, _, _) in enumerate(words):
+        if i not in covered:
+            for t in terms(w):
+                if (k := _key(t)) and k not in STOPWORDS:
+                    qkeys.setdefault(k, w)
+    titled = {r.doc: frozenset(k for t in terms(r.title or "") if (k := _key(t)) and k not in STOPWORDS)  # type: ignore[attr-defined]
+              for r in records}
+    n = len(titled)
+    if n < 2 or not qkeys:
+        return (), ()
+    df: dict[str, int] = {}
+    for keys in titled.values():
+        for k in keys:
+            df[k] = df.get(k, 0) + 1
+    score: dict[str, float] = {}
+    for doc, keys in titled.items():
+        hit = keys & qkeys.keys()
+        if len(hit) >= 2 and any(df[k] <= MAX_NAMED and df[k] * 2 < n for k in hit):
+            score[doc] = sum(math.log(n / df[k]) for k in hit)
+    if not score:
+        return (), ()
+    best = max(score.values())
+    docs = tuple(sorted(d for d, v in score.items() if v >= best - 1e-9))
+    if len(docs) > MAX_NAMED:
+        return (), ()
+    return docs, tuple(dict.fromkeys(qkeys[k] for k in qkeys if any(k in titled[d] for d in docs)))
+
+
 def _base(doc: str) -> str:
     return os.path.basename(doc)
 
@@ -303,6 +357,12 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
         else:
             note = f"Searched the documents of {' and '.join(persons)} ({listed})"
         return Resolution(persons, docs, note, ambiguous=ambiguous)
+    titled, title_words = titles_named(words, covered, store.documents())
+    if titled:
+        listed = ", ".join(_base(d) for d in titled)
+        whose = "its title" if len(titled) == 1 else "their titles"
+        return Resolution((), titled, f"Searched {listed} (named by {whose}: {' '.join(title_words)})",
+                          by=title_words, ambiguous=len(titled) > 1, by_title=True)
     facts = _fact_terms(words, covered)
     if not facts:
         return Resolution()
@@ -336,10 +396,11 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
 
     `who` (default: read from the question as the reader reads it, `detect.asks_who`): the question asks which people match ("Who has worked on ...", "Which two
     people ..."); every person is searched separately, those of the resolved documents first, and the
-    note is empty. A question naming a person is never a "who" question.
+    note is empty. A question naming a person, or one document by its title, is never a "who" question.
     """
     if who is None:
-        who = not resolution.persons and detect.asks_who(question, analyze(question, people.names()).kind == "people")
+        who = (not resolution.persons and not resolution.one_document
+               and detect.asks_who(question, analyze(question, people.names()).kind == "people"))
     if who:
         order = list(people.all())
         if resolution.docs:

@@ -1,0 +1,137 @@
+"""reStructuredText documents: parsed without running any markup, titles as sections, and a real
+collection (scikit-learn's dataset descriptions, read in place from the installed package) indexed
+and asked with the real model: documents named by their titles, answered from the named one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.parse import load_document
+
+RST = """\
+.. _wine_dataset:
+
+=======================
+Wine recognition report
+=======================
+
+.. comment that no reader sees
+   and its continuation
+
+**Data Set Characteristics:**
+
+:Number of Instances: 178
+:Creator: R.A. Fisher
+
+Data
+----
+
+Use :func:`~sklearn.datasets.load_wine` or see :ref:`the guide <datasets>`; ``load_wine`` returns
+a `Bunch <https://example.org/bunch>`_ [1]_. It prints as follows::
+
+    >>> 1 + 1
+
+============  =====
+Classes           3
+============  =====
+
+.. include:: secret.txt
+
+.. image:: figure.png
+   :width: 200
+
+.. dropdown:: References
+
+   .. [1] Forina, M. et al, PARVUS.
+
+Notes
+-----
+
+Grown in Italy.
+"""
+
+
+def test_rst_text_titles_and_markup(tmp_path: Path):
+    path = tmp_path / "wine.rst"
+    path.write_text(RST, encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("SECRET-NEVER-INCLUDED", encoding="utf-8")
+    doc = load_document(path)
+    assert doc.format == "rst"
+    assert doc.title == "Wine recognition report"
+    paths = [s.path for s in doc.sections]
+    assert ("Data",) in paths and ("Notes",) in paths and ("References",) in paths, paths
+    text = doc.text
+    # field lists read as "name: value"; roles and links keep what they display
+    assert "Number of Instances: 178" in text and "Creator: R.A. Fisher" in text
+    assert "Use load_wine or see the guide; load_wine returns" in text
+    assert "Bunch (https://example.org/bunch) [1]" in text
+    assert "It prints as follows:" in text and "follows::" not in text
+    # a directive's argument stays, its content stays, its options and file arguments go
+    assert "References" in text and "[1] Forina, M. et al, PARVUS." in text
+    assert "figure.png" not in text and ":width:" not in text
+    # nothing is included or run; comments and targets are not text
+    assert "SECRET-NEVER-INCLUDED" not in text and "secret.txt" not in text
+    assert "comment that no reader sees" not in text and "_wine_dataset" not in text
+    # adornments and table borders are blanked, the table's cells stay
+    assert "=====" not in text and "-----" not in text
+    assert "Classes 3" in " ".join(text.split())
+    assert "Grown in Italy." in text
+
+
+def test_rst_underline_shorter_than_its_line_is_not_a_title(tmp_path: Path):
+    path = tmp_path / "notes.rst"
+    path.write_text("Intro\n\nA long sentence that goes on\n---\n\nBody text.\n", encoding="utf-8")
+    doc = load_document(path)
+    assert not any("A long sentence" in s.path[-1] for s in doc.sections)
+
+
+def _descr() -> Path:
+    import sklearn
+
+    folder = Path(sklearn.__file__).parent / "datasets" / "descr"
+    if not any(folder.glob("*.rst")):
+        pytest.skip(f"scikit-learn ships no dataset descriptions in {folder}")
+    return folder
+
+
+def test_a_link_that_spells_a_name_does_not_make_an_owner():
+    """lfw.rst links kaggle.com/datasets/<user>/lfw-dataset: "Lfw Dataset" is no person."""
+    doc = load_document(_descr() / "lfw.rst")
+    assert doc.owner is None, doc.owner_source
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory: pytest.TempPathFactory, embedder):
+    from assistant import Assistant, build_index
+
+    index = tmp_path_factory.mktemp("descr-index")
+    store, _ = build_index([_descr()], index, embedder=embedder)
+    store.close()
+    return Assistant.open(index)
+
+
+@pytest.mark.slow
+def test_documents_named_by_their_titles(datasets):
+    from assistant.answer.resolve import resolve
+
+    a = datasets
+    # rare words point at another document ("petal" is the iris data's); the title names the wine data
+    res = resolve("What is the mean petal width in the wine recognition dataset?", a.people, a.store)
+    assert [Path(d).name for d in res.docs] == ["wine_data.rst"] and res.one_document, res
+    assert "title" in res.note
+    answer = a.ask("What is the mean petal width in the wine recognition dataset?")
+    assert {Path(c.doc).name for c in (*answer.citations, *answer.related)} <= {"wine_data.rst"}, answer.answer
+    # a word most titles share names nothing alone: this is a list over the collection
+    res = resolve("Which datasets name R.A. Fisher as their creator?", a.people, a.store)
+    assert not res.one_document
+
+
+@pytest.mark.slow
+def test_who_question_about_one_titled_document_is_a_fact(datasets):
+    answer = datasets.ask("Who donated the breast cancer dataset?")
+    assert not answer.abstained and answer.kind != "people", answer.answer
+    assert "Nick Street" in answer.answer
+    cite = answer.citations[0]
+    assert Path(cite.doc).name == "breast_cancer.rst" and "Donor: Nick Street" in cite.quote
