@@ -44,6 +44,7 @@ import math
 import os
 import re
 import unicodedata
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -277,10 +278,31 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
 
 def names_one_title(question: str, store: Store) -> bool:
     """Does `question` name exactly one document by its title (`titles_named`)?"""
-    return len(titles_named(_words(question), set(), store.documents())[0]) == 1
+    return len(titles_named(_words(question), set(), store)[0]) == 1
 
 
-def titles_named(words: list[tuple[str, int, int]], covered: set[int], records: Sequence[object]
+_TITLES: list[tuple[weakref.ref[Store], int, dict[str, frozenset[str]], dict[str, int]]] = []
+
+
+def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, int]]:
+    """Each document's title terms and each term's title frequency, kept for the last store read until
+    its next write (its `generation`)."""
+    gen = getattr(store, "generation", None)
+    kept = _TITLES[0] if _TITLES else None  # one read: another thread may replace it
+    if kept is not None and kept[0]() is store and gen is not None and kept[1] == gen:
+        return kept[2], kept[3]
+    titled = {r.doc: frozenset(k for t in terms(r.title or "") if (k := _key(t)) and k not in STOPWORDS)
+              for r in store.documents()}
+    df: dict[str, int] = {}
+    for keys in titled.values():
+        for k in keys:
+            df[k] = df.get(k, 0) + 1
+    if gen is not None:
+        _TITLES[:] = [(weakref.ref(store), gen, titled, df)]  # one store at a time is the common case
+    return titled, df
+
+
+def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: Store
                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The documents whose title the question spells ("the wine recognition dataset" -> "Wine
     recognition dataset"), and the question's words that did it.
@@ -296,15 +318,12 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], records: 
             for t in terms(w):
                 if (k := _key(t)) and k not in STOPWORDS:
                     qkeys.setdefault(k, w)
-    titled = {r.doc: frozenset(k for t in terms(r.title or "") if (k := _key(t)) and k not in STOPWORDS)  # type: ignore[attr-defined]
-              for r in records}
-    n = len(titled)
-    if n < 2 or not qkeys:
+    if not qkeys:
         return (), ()
-    df: dict[str, int] = {}
-    for keys in titled.values():
-        for k in keys:
-            df[k] = df.get(k, 0) + 1
+    titled, df = _title_index(store)
+    n = len(titled)
+    if n < 2:
+        return (), ()
     score: dict[str, float] = {}
     for doc, keys in titled.items():
         hit = keys & qkeys.keys()
@@ -357,7 +376,7 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
         else:
             note = f"Searched the documents of {' and '.join(persons)} ({listed})"
         return Resolution(persons, docs, note, ambiguous=ambiguous)
-    titled, title_words = titles_named(words, covered, store.documents())
+    titled, title_words = titles_named(words, covered, store)
     if titled:
         listed = ", ".join(_base(d) for d in titled)
         whose = "its title" if len(titled) == 1 else "their titles"
