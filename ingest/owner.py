@@ -314,8 +314,9 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         # author lists, its author property, or a handle that spells the whole name. A link spelling
         # a name it made itself ("kaggle.com/.../lfw-dataset" -> "Lfw Dataset") is no evidence unless
         # the text also prints that name: a document cites many addresses, but is named by one file.
-        if not personal and not (recurs or "meta" in evidence or max(agree.get("email", 0.0), agree.get("filename", 0.0)) >= 1.0
-                                 or (agree.get("url", 0.0) >= 1.0 and _printed(name, flat_text()))):
+        spelled = max(agree.get("email", 0.0), agree.get("filename", 0.0)) >= 1.0 or (
+            agree.get("url", 0.0) >= 1.0 and _printed(name, flat_text()))
+        if not personal and not (recurs or "meta" in evidence or spelled):
             continue
         score = sum(evidence.values()) + person + (W_PERSONAL if personal else 0.0)
         order = sorted(evidence, key=lambda k: -evidence[k])
