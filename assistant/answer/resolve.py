@@ -281,25 +281,25 @@ def names_one_title(question: str, store: Store) -> bool:
     return len(titles_named(_words(question), set(), store)[0]) == 1
 
 
-_TITLES: list[tuple[weakref.ref[Store], int, dict[str, frozenset[str]], dict[str, int]]] = []
+_TITLES: list[tuple[weakref.ref[Store], int, dict[str, frozenset[str]], dict[str, list[str]]]] = []
 
 
-def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, int]]:
-    """Each document's title terms and each term's title frequency, kept for the last store read until
-    its next write (its `generation`)."""
+def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, list[str]]]:
+    """Each document's title terms, and each term's documents (by title), kept for the last store read
+    until its next write (its `generation`)."""
     gen = getattr(store, "generation", None)
     kept = _TITLES[0] if _TITLES else None  # one read: another thread may replace it
     if kept is not None and kept[0]() is store and gen is not None and kept[1] == gen:
         return kept[2], kept[3]
     titled = {r.doc: frozenset(k for t in terms(r.title or "") if (k := _key(t)) and k not in STOPWORDS)
               for r in store.documents()}
-    df: dict[str, int] = {}
-    for keys in titled.values():
+    postings: dict[str, list[str]] = {}
+    for doc, keys in titled.items():
         for k in keys:
-            df[k] = df.get(k, 0) + 1
+            postings.setdefault(k, []).append(doc)
     if gen is not None:
-        _TITLES[:] = [(weakref.ref(store), gen, titled, df)]  # one store at a time is the common case
-    return titled, df
+        _TITLES[:] = [(weakref.ref(store), gen, titled, postings)]  # one store at a time is the common case
+    return titled, postings
 
 
 def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: Store
@@ -320,14 +320,17 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
                     qkeys.setdefault(k, w)
     if not qkeys:
         return (), ()
-    titled, df = _title_index(store)
+    titled, postings = _title_index(store)
     n = len(titled)
     if n < 2:
         return (), ()
+    df = {k: len(postings.get(k, ())) for k in qkeys}
+    # only a title holding one of the question's rare title words can be spelled: look those up
+    candidates = {d for k in qkeys if 0 < df[k] <= MAX_NAMED and df[k] * 2 < n for d in postings[k]}
     score: dict[str, float] = {}
-    for doc, keys in titled.items():
-        hit = keys & qkeys.keys()
-        if len(hit) >= 2 and any(df[k] <= MAX_NAMED and df[k] * 2 < n for k in hit):
+    for doc in candidates:
+        hit = titled[doc] & qkeys.keys()
+        if len(hit) >= 2:
             score[doc] = sum(math.log(n / df[k]) for k in hit)
     if not score:
         return (), ()
