@@ -31,6 +31,7 @@ import numpy as np
 
 from index import Embedder, Hit
 from index.lemmas import lemmas
+from index.lexical import STOPWORDS
 from ingest.names import fold
 
 from . import detect
@@ -187,8 +188,6 @@ def without_titles(question: str, titles: Sequence[str]) -> str:
     stop words, in a row but for stop words between them): "Who created the optical recognition of
     handwritten digits dataset?" -> "Who created the ?". A title word alone stays ("on final approach"
     when the title says "Final Report"). The question itself when nothing else would be left."""
-    from index.lexical import STOPWORDS
-
     words: set[str] = set()
     for t in titles:
         words |= {fold(w) for w in _WORD.findall(t)} - STOPWORDS
