@@ -73,6 +73,37 @@ def test_detectors_read_question_syntax_and_text_shapes():
     assert detect.phrase("number", "no digits here") is None
 
 
+def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence():
+    # a period is led with whole, its open end too: "When was he a Creative Lead?" asks for both ends
+    line = "Creative Lead, Center for History and New Media, George Mason University August 2006\u2013October 2010"
+    a, b = detect.phrase("date", line) or (0, 0)
+    assert line[a:b] == "August 2006\u2013October 2010"
+    open_end = "Lecturer, Sep 2019 - Present, Department of Statistics"
+    a, b = detect.phrase("date", open_end) or (0, 0)
+    assert open_end[a:b] == "Sep 2019 - Present"
+    # a number written out is a number; the question words decide between it and a numeral
+    foia = ("NARA responds to most FOIA requests within the statutory 20 days. However, its most complex FOIA "
+            "requests can take as long as eight years before NARA can begin reviewing responsive records.")
+    assert [foia[a:b] for a, b in detect._spans("number", foia, frozenset())] == ["20 days", "eight years"]
+    # "review" in the question meets "reviewing" in the text
+    a, b = detect.phrase("number", foia, near={"long": 1.0, "review": 2.0, "complex": 2.0}) or (0, 0)
+    assert foia[a:b] == "eight years"
+    assert detect._spans("number", "one of the reports", frozenset()) == []  # "one" is as often a pronoun
+    # a capitalised run ends with its sentence; an initial, "Ph.D." or a title does not end it
+    cv = "Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University."
+    assert [cv[a:b] for a, b in detect._runs(cv)] == ["Cliff Wong", "Prof. Jenna Wiens", "PH.D. IN ECONOMICS",
+                                                       "Bocconi University"]
+    # people listed together are led with together: one of two advisors is half an answer
+    advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
+    a, b = detect.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)
+    assert advisors[a:b] == "Prof. Jenna Wiens, Prof. David Fouhey"  # the month begins a date, not a name
+    both = "Written by Jane Roe and John Doe in 2019"
+    assert [both[a:b] for _k, a, b in detect.entities(both)] == ["Jane Roe", "John Doe"]
+    # initials alone name nobody
+    refs = "Hobert, J. P., Jones, G. L., and Presnell, B. (2002)."
+    assert not [k for k, _a, _b in detect.entities(refs) if k == "person"]
+
+
 def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     text = ("stimulating factor (GM-CSF), platelet agonists (for example, eltrombopag, TPO, interleukin-11), must "
             "have a 2-week interval between receiving growth factor support and screening assessment.")

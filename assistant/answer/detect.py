@@ -22,6 +22,12 @@ _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 # a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
 # a unit may follow after a space or a hyphen ("2-week", "30 mL")
 _NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:\s?%|[\s-]?[A-Za-z]+)?")
+# English cardinals written out ("as long as eight years", "twenty-five patients"), with the unit that
+# follows; "one" is left out, being as often a pronoun ("one of the reports")
+_CARDINAL = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+             r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+             r"thousand|million|billion|dozen)")
+_NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[\s-][A-Za-z]+)?\b", re.IGNORECASE)
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
 
 
@@ -88,19 +94,39 @@ def _tag(run: str) -> str:
 
 
 def _runs(text: str) -> list[tuple[int, int]]:
-    out = []
+    """Offsets of the runs of two or more capitalised words (joined by "of", "the", "and", ...).
+
+    A word of three or more letters ending in a full stop ends a sentence, and so its run, the stop
+    left out ("Mentor: Cliff Wong. Benchmarked ..." holds "Cliff Wong"); an initial ("J."), an
+    abbreviation with inner stops ("Ph.D.") or a title before a name ("Prof.", "St.") does not."""
+    out: list[tuple[int, int]] = []
     for m in _CAPRUN.finditer(text):
-        s = m.group(0).strip()
-        words = s.split()
-        while words and not words[-1][:1].isupper():
-            words.pop()
-        while words and not words[0][:1].isupper():
-            words.pop(0)
-        if len(words) >= 2:
-            a = text.index(words[0], m.start())
-            b = text.index(words[-1], a) + len(words[-1])
-            out.append((a, b))
+        words = [(w.start(), w.end()) for w in re.finditer(r"\S+", m.group(0))]
+        run: list[tuple[int, int]] = []
+        for a, b in words:
+            word = m.group(0)[a:b]
+            if run and word.strip(".,").casefold() in _MONTHS:
+                _close(text, m.start(), run, out)  # "Prof. David Fouhey Sep 2016": a date begins
+                run = []
+            run.append((a, b))
+            stem = word.rstrip(".")
+            if word.endswith(".") and len(stem) >= 3 and "." not in stem and not _is_title(word):
+                _close(text, m.start(), run, out, strip=True)
+                run = []
+        _close(text, m.start(), run, out)
     return out
+
+
+def _close(text: str, base: int, run: list[tuple[int, int]], out: list[tuple[int, int]], strip: bool = False) -> None:
+    """Add `run` (word offsets from `base`) to `out` without the lower-case words at its ends, when two
+    or more words are left; `strip` drops the sentence's full stop."""
+    while run and not text[base + run[-1][0]].isupper():
+        run.pop()
+    while run and not text[base + run[0][0]].isupper():
+        run.pop(0)
+    if len(run) >= 2:
+        a, b = base + run[0][0], base + run[-1][1]
+        out.append((a, b - 1 if strip and text[b - 1] == "." else b))
 
 
 @lru_cache(maxsize=4096)
@@ -118,24 +144,40 @@ def _name_shape(run: str) -> bool:
         len(w.rstrip(".")) == 1 for w in words[1:-1]) and len(words[0]) > 2 and len(words[-1]) > 2
 
 
+_AND = re.compile(r"\s+(?:&|and)\s+")
+
+
 @lru_cache(maxsize=65536)
 def entities(text: str) -> tuple[tuple[str, int, int], ...]:
     """(kind, start, end) of persons and organisations/places in `text` (capitalised runs). A run right
     before a colon is a form's label ("Defining Event: ...", "Registered Owner: ..."), not a name; a run
-    opening with a title (nameparser's list: "Prof.", "Dr") is a person when the rest of it is one."""
-    out = []
+    opening with a title (nameparser's list: "Prof.", "Dr") is a person when the rest of it is one. A
+    run joining persons ("Prof. Ce Zhang & Prof. Martin Vechev") gives each of them."""
+    out: list[tuple[str, int, int]] = []
     for a, b in _runs(text):
         if text[b:b + 3].lstrip(" \t").startswith(":"):
             continue
-        kind = _tag(text[a:b].rstrip(".,"))
-        title, _, rest = text[a:b].partition(" ")
-        if kind != "Person" and " " in rest.strip() and _is_title(title) and _tag(rest.rstrip(".,")) == "Person":
-            kind = "Person"  # "Prof. Volker Bormuth": probablepeople reads the title as a company's name
-        if kind == "Person" or _name_shape(text[a:b]):
-            out.append(("person", a, b))
-        elif kind == "Corporation":
-            out.append(("place", a, b))
+        cuts = [(m.start(), m.end()) for m in _AND.finditer(text, a, b)]
+        ends = [a, *(x for c in cuts for x in c), b]
+        parts = list(zip(ends[::2], ends[1::2], strict=True))
+        if len(parts) >= 2 and all(len(text[x:y].split()) >= 2 and _kind(text[x:y]) == "person" for x, y in parts):
+            out.extend(("person", x, y) for x, y in parts)
+        elif kind := _kind(text[a:b]):
+            out.append((kind, a, b))
     return tuple(out)
+
+
+def _kind(run: str) -> str:
+    """"person", "place" (an organisation or place) or "" for one capitalised run."""
+    kind = _tag(run.rstrip(".,"))
+    title, _, rest = run.partition(" ")
+    if kind != "Person" and " " in rest.strip() and _is_title(title) and _tag(rest.rstrip(".,")) == "Person":
+        kind = "Person"  # "Prof. Volker Bormuth": probablepeople reads the title as a company's name
+    if kind == "Person" or _name_shape(run):
+        if all(len(w.strip(".,")) <= 1 for w in run.split()):
+            return ""  # initials alone ("J. P.") name nobody
+        return "person"
+    return "place" if kind == "Corporation" else ""
 
 
 def _other(text: str, a: int, b: int, exclude: frozenset[str]) -> bool:
@@ -231,12 +273,31 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
             if has_year(s) and i >= 0:
                 out.append((i, i + len(s.strip())))
                 at = i + len(s)
-        return out or [(m.start(), m.end()) for m in _YEAR.finditer(text)]
+        return _ranges(text, out or [(m.start(), m.end()) for m in _YEAR.finditer(text)])
     if kind == "number":
-        return [(m.start(), m.end()) for m in _NUMBER.finditer(text)]
+        return sorted([(m.start(), m.end()) for m in _NUMBER.finditer(text)]
+                      + [(m.start(), m.end()) for m in _NUMBER_WORDS.finditer(text)])
     if kind in ("person", "place"):
         return [(a, b) for k, a, b in entities(text) if k == kind and _other(text, a, b, exclude)]
     return []
+
+
+# what joins the two ends of a period ("August 2006–October 2010", "2019 to 2021"), and the open end
+# of one that has not ended ("Sep 2019 - present")
+_RANGE_JOIN = re.compile(r"\s*(?:[-‐‑‒–—]|to|until|till|through|thru)\s*", re.IGNORECASE)
+_OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
+
+
+def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Date spans with the two ends of a period joined into one span, and a period left open
+    ("- present") kept whole: "When was she a lecturer?" is answered by the period, not its start."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and _RANGE_JOIN.fullmatch(text, out[-1][1], a):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return [(a, m.end() if (m := _OPEN_END.match(text, b)) else b) for a, b in out]
 
 
 _MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
@@ -290,20 +351,46 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
         spans = [sp for sp in spans if any(named(w) for w in _TOKENS.findall(text[sp[0]:sp[1]]))] or spans
     if not spans or not near or len(spans) == 1:
-        return spans[0] if spans else None
+        return _with_coordinated(kind, text, spans, spans[0]) if spans else None
+    from index.lemmas import lemma
+
+    weight: dict[str, float] = {}  # by lemma: "reviewing" in the text meets "review" in the question
+    for w, v in near.items():
+        weight[lemma(w)] = max(v, weight.get(lemma(w), 0.0))
     starts: list[int] = []
     at: dict[str, list[int]] = {}  # question word -> its word positions in the text
     for n, m in enumerate(_TOKENS.finditer(text)):
         starts.append(m.start())
-        w = m.group(0).lower().strip(".,;:'’")
-        if w in near:
+        w = lemma(m.group(0).lower().strip(".,;:'’"))
+        if w in weight:
             at.setdefault(w, []).append(n)
 
     def closeness(span: tuple[int, int]) -> float:
         # question words inside the phrase do not count: the phrase would only be restating the question.
         # Words a..b-1 are the phrase: the word just before it and the word just after it are both 1 away.
         a, b = bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
-        return sum(near[w] / (1 + min(a - j if j < a else j - b + 1 for j in out))
+        return sum(weight[w] / (1 + min(a - j if j < a else j - b + 1 for j in out))
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
-    return max(spans, key=closeness)  # the first on a tie
+    return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
+
+
+_COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECASE)  # within one line
+
+
+def _with_coordinated(kind: str, text: str, spans: list[tuple[int, int]], chosen: tuple[int, int]) -> tuple[int, int]:
+    """`chosen` widened over the people listed with it ("Advisors: Prof. Jenna Wiens, Prof. David
+    Fouhey", "Prof. Ce Zhang & Prof. Martin Vechev"): one of two supervisors is half an answer."""
+    if kind != "person":
+        return chosen
+    i = spans.index(chosen)
+    a, b = chosen
+    j = i
+    while j > 0 and _COORDINATION.fullmatch(text, spans[j - 1][1], a):
+        j -= 1
+        a = spans[j][0]
+    j = i
+    while j + 1 < len(spans) and _COORDINATION.fullmatch(text, b, spans[j + 1][0]):
+        j += 1
+        b = spans[j][1]
+    return a, b
