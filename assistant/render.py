@@ -51,13 +51,15 @@ _MARKERS = re.compile(r"\s*\[\d+\]")
 
 
 def answer_phrase(answer: Answer) -> str:
-    """The phrase to mark in the cited passages: the short fact the answer leads with, else its
-    text without `[n]` markers when that is one line; "" for abstentions and "who" answers."""
+    """The phrase to mark in the cited passages: the short fact the answer leads with (even when the
+    passage wraps it over two lines, "two\npassengers"), else its text without `[n]` markers when that
+    is one line; "" for abstentions and "who" answers."""
     if answer.abstained or answer.people:
         return ""
-    phrase = answer.fact or _MARKERS.sub("", answer.answer)
-    phrase = " ".join(phrase.split()).strip(" .;,")
-    return phrase if phrase and "\n" not in (answer.fact or answer.answer.strip()) else ""
+    if answer.fact:
+        return " ".join(answer.fact.split()).strip(" .;,")
+    phrase = " ".join(_MARKERS.sub("", answer.answer).split()).strip(" .;,")
+    return phrase if phrase and "\n" not in answer.answer.strip() else ""
 
 
 def fact_span(quote: str, phrase: str) -> tuple[int, int] | None:

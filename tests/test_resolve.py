@@ -10,7 +10,7 @@ import pytest
 from conftest import SHARED, require_shared
 
 from assistant.answer.resolve import Resolution, fold, resolve, scoped_retrieve
-from assistant.render import answer_text, confidence_words, fact_span, highlight
+from assistant.render import answer_phrase, answer_text, confidence_words, fact_span, highlight
 
 REALDOCS = SHARED / "eval" / "realdocs" / "docs"
 SEED_BALIN = "Muhammed Fatih Balin"
@@ -202,6 +202,15 @@ def test_answer_phrase_marked_in_its_passage():
     long = "x " * 300 + "Location: Seward, AK"
     cut = highlight(long, "Seward, AK", limit=80)
     assert cut.endswith("**Seward, AK**") and cut.startswith("…") and len(cut) < 100
+    # a fact the passage wraps over two lines is still the phrase marked; a two-line answer without one is not
+    from assistant.answer import Answer, Citation
+
+    c = Citation(1, "c1", "/d/r.pdf", 1, "", "The pilot and two\npassengers sustained fatal injuries.", 0.9)
+    wrapped = Answer("q", "two passengers [1]\nThe pilot and two passengers sustained fatal injuries. [1]", False,
+                     (c,), fact="two\npassengers")
+    assert answer_phrase(wrapped) == "two passengers"
+    assert highlight(c.quote, answer_phrase(wrapped)) == "The pilot and **two**\n**passengers** sustained fatal injuries."
+    assert answer_phrase(Answer("q", "line one [1]\nline two [1]", False, (c,))) == ""
 
 
 def test_answer_text_shows_confidence_and_marks_the_fact():
