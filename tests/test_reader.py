@@ -311,6 +311,25 @@ def test_who_lists_people_by_owner_and_a_document_without_owner_as_unknown(tmp_p
     _quotes_exact(assistant, a)
 
 
+def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):
+    """"University College London" (Zheng's CV) and "Imperial College London" (Sohail's) share two of
+    three words, and MiniLM embeds their lines alike: without the check, both were listed for either."""
+    import shutil
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("cv02_zheng.pdf", "cv06_sohail.pdf", "cv16_graham.md"):
+        shutil.copy(require_shared(REALDOCS / "docs" / name), docs / name)
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    assistant = Assistant(store, embedder)
+    for school, person, other in (("Imperial College London", "Sohail", "Zheng"),
+                                  ("University College London", "Zheng", "Sohail")):
+        a = assistant.ask(f"Which people have a connection to {school}?")
+        names = " ".join(p.name for p in a.people)
+        assert person in names and other not in names, a.answer
+        _quotes_exact(assistant, a)
+
+
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
     text = "alpha line\nbeta line that is longer\n" + "x" * 310 + "\nlast"
     spans = line_windows(text)

@@ -31,6 +31,7 @@ import numpy as np
 
 from index import Embedder, Hit
 from index.lemmas import lemma
+from ingest.names import fold
 
 from ..people import Person, group_people
 from ..question import analyze
@@ -180,6 +181,21 @@ class Reader:
             return self._who(r, people)
         return self._fact(r)
 
+    def _spelling_names(self, r: Reading, match: dict[str, float]) -> dict[str, float]:
+        """The matched documents of a "who" question that spell in full the names the question spells
+        (`spelled_names`), when some do: "University College London" is not "Imperial College London",
+        though both are "College London" and their passages embed alike. When no matched document
+        spells a name in full (the documents may abbreviate it), the matches stand."""
+        names = spelled_names(r.question)
+        if not names or len(match) < 2:
+            return match
+        texts: dict[str, str] = {}
+        for d in match:
+            full = self.store.document_text(d) if self.store is not None else None
+            texts[d] = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d)
+        spelling = {d: v for d, v in match.items() if all(_spells(texts[d], n) for n in names)}
+        return spelling or match
+
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
         best = int(np.argmax(r.p))
@@ -239,6 +255,7 @@ class Reader:
         anyone = self.model.answerable(r.p, r.x, r.unmatched)
         cut = self.model.who_threshold if anyone >= self.model.threshold else math.inf
         match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
+        match = self._spelling_names(r, match)
         by_doc = dict(zip(docs, best, strict=True))
         matches: list[tuple[float, Person, list[int]]] = []
         for person in people:
@@ -273,6 +290,16 @@ class Reader:
         note = f"{what} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
+
+
+def spelled_names(question: str) -> list[str]:
+    """The names of two or more capitalised words a question spells ("Which people have a connection
+    to Imperial College London?" -> ["Imperial College London"]), folded and spaced by single spaces."""
+    return [" ".join(fold(question[a:b]).split()) for a, b in detect._runs(question)]
+
+
+def _spells(text: str, name: str) -> bool:
+    return name in " ".join(fold(text).split())
 
 
 def _searched(people: Sequence[Person]) -> str:
