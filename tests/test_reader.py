@@ -330,6 +330,18 @@ def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_pa
         _quotes_exact(assistant, a)
 
 
+def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():
+    from assistant.answer.reader import _window
+
+    line = ("Professor Majid Ezzati, Chair in Global Environmental Health, School of Public Health, "
+            "Imperial College London majid.ezzati@imperial.ac.uk")
+    a, b = _window(line, 0, len(line), 90, {"imperial", "college", "london", "connection"})
+    assert "Imperial College London" in line[a:b] and b - a <= 90
+    assert line[a:b] == line[a:b].strip() and (a == 0 or line[a - 1] == " ")  # whole words
+    a, b = _window(line, 0, len(line), 40, {"nothing"})
+    assert a == 0 and line[a:b] == "Professor Majid Ezzati, Chair in Global"  # none there: the start
+
+
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
     text = "alpha line\nbeta line that is longer\n" + "x" * 310 + "\nlast"
     spans = line_windows(text)

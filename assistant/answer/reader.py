@@ -31,6 +31,7 @@ import numpy as np
 
 from index import Embedder, Hit
 from index.lemmas import lemma
+from index.lexical import STOPWORDS
 from ingest.names import fold
 
 from ..people import Person, group_people
@@ -346,9 +347,23 @@ def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
         best = max(ids, key=lambda j: len(qw & {w.lower() for w in text[r.pieces[j].start:r.pieces[j].end].split()}))
     a, b = r.pieces[best].start, r.pieces[best].end
     if b - a > limit:
-        cut = text.rfind(" ", a, a + limit)
-        b = cut if cut > a else a + limit
+        a, b = _window(text, a, b, limit, {w.lower().strip(",.;:?!") for w in r.question.split()} - STOPWORDS)
     return a, b
+
+
+def _window(text: str, a: int, b: int, limit: int, words: set[str]) -> tuple[int, int]:
+    """The stretch of text[a:b], whole words and at most `limit` characters, holding the most of
+    `words` (the earliest on a tie): a long line keeps the part that answers ("..., School of Public
+    Health, Imperial College London"), not only its start."""
+    starts = [m.start() for m in re.finditer(r"\S+", text[a:b])]
+    best, best_n = (a, a), -1
+    for s in starts:
+        end = text.rfind(" ", a + s, min(b, a + s + limit) + 1) if a + s + limit < b else b
+        end = end if end > a + s else min(b, a + s + limit)
+        n = sum(w.lower().strip(",.;:()") in words for w in text[a + s:end].split())
+        if n > best_n:
+            best, best_n = (a + s, end), n
+    return best
 
 
 def take_turns(hits: Sequence[Hit], doc_p: dict[str, float] | None = None, cut: float = math.inf) -> list[Hit]:
