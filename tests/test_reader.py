@@ -90,9 +90,10 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert foia[a:b] == "eight years"
     assert detect._spans("number", "one of the reports", frozenset()) == []  # "one" is as often a pronoun
     # a capitalised run ends with its sentence; an initial, "Ph.D." or a title does not end it
-    cv = "Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University."
+    cv = ("Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University. "
+          "Visiting, Univ. of Michigan.")
     assert [cv[a:b] for a, b in detect._runs(cv)] == ["Cliff Wong", "Prof. Jenna Wiens", "PH.D. IN ECONOMICS",
-                                                       "Bocconi University"]
+                                                       "Bocconi University", "Univ. of Michigan"]
     # people listed together are led with together: one of two advisors is half an answer
     advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
     a, b = detect.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)

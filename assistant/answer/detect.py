@@ -98,19 +98,22 @@ def _runs(text: str) -> list[tuple[int, int]]:
 
     A word of three or more letters ending in a full stop ends a sentence, and so its run, the stop
     left out ("Mentor: Cliff Wong. Benchmarked ..." holds "Cliff Wong"); an initial ("J."), an
-    abbreviation with inner stops ("Ph.D.") or a title before a name ("Prof.", "St.") does not."""
+    abbreviation with inner stops ("Ph.D."), a title before a name ("Prof.", "St.") or a word before a
+    lower-case joiner ("Univ. of Michigan") does not."""
     out: list[tuple[int, int]] = []
     for m in _CAPRUN.finditer(text):
         words = [(w.start(), w.end()) for w in re.finditer(r"\S+", m.group(0))]
         run: list[tuple[int, int]] = []
-        for a, b in words:
+        for k, (a, b) in enumerate(words):
             word = m.group(0)[a:b]
             if run and word.strip(".,").casefold() in _MONTHS:
                 _close(text, m.start(), run, out)  # "Prof. David Fouhey Sep 2016": a date begins
                 run = []
             run.append((a, b))
             stem = word.rstrip(".")
-            if word.endswith(".") and len(stem) >= 3 and "." not in stem and not _is_title(word):
+            after = m.group(0)[words[k + 1][0]] if k + 1 < len(words) else ""
+            # a sentence ends where the next word is capitalised or nothing follows ("Univ. of Michigan" goes on)
+            if word.endswith(".") and len(stem) >= 3 and "." not in stem and not _is_title(word) and not after.islower():
                 _close(text, m.start(), run, out, strip=True)
                 run = []
         _close(text, m.start(), run, out)
