@@ -4,7 +4,8 @@ Every rule is a regex substitution applied through `_sub`, which carries the map
 rule keeps keep their source offsets, characters a rule inserts point at the start of the match.
 Rules target what text extracted from PDFs and web pages carries: heading rules (`Education _`),
 icon glyphs (`□`, `™`, private-use characters), LaTeX remnants (`$GPA \\ 4.0/4.0$`, `\\circ`),
-inline HTML tags, accents set apart from their letters, hyphenation across line breaks and page furniture. It leaves out anything that
+inline HTML tags, accents set apart from their letters, hyphenation across line breaks (a hyphen before a
+line break, or the U+FFFE some PDF text layers leave in its place) and page furniture. It leaves out anything that
 needs layout (columns, tables); that is the parsers' job.
 """
 
@@ -87,8 +88,10 @@ def _latex_command(m: re.Match[str]) -> str:
 
 
 _RULES: list[tuple[re.Pattern[str], Repl]] = [
-    # Control characters other than tab/newline, zero-width and private-use characters.
-    (re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200d\ufeff{_PRIVATE_USE}]"), ""),
+    # Control characters other than tab/newline, zero-width and private-use characters, soft hyphens, and
+    # the noncharacters U+FFFE/U+FFFF, which PDF text layers put where a word was hyphenated across a line
+    # ("Lan\ufffeguage", "Ser\ufffevices"): the word is whole again, as a reader sees it.
+    (re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u00ad\u200b-\u200d\ufeff\ufffe\uffff{_PRIVATE_USE}]"), ""),
     (re.compile(r"\r\n?"), "\n"),
     # Icon glyphs, with any markdown emphasis around them: `**™**`, `□`.
     (re.compile(rf"\*{{0,2}}[{_ICON_GLYPHS}]\*{{0,2}}[ \t]?"), ""),

@@ -129,6 +129,11 @@ def test_cleaning_examples_and_char_map() -> None:
     # Characters a rule keeps point at themselves in the source.
     i = c.text.index("Austin")
     assert src[c.char_map[i] : c.char_map[i + 5] + 1] == "Austin"
+    # a word hyphenated across a line: PDF text layers leave U+FFFE (or a soft hyphen) where the hyphen was
+    split = "large Lan\ufffeguage Models; Ser\ufffevices; soft\u00adware"
+    c = clean_text(split)
+    assert c.text == "large Language Models; Services; software" and len(c.char_map) == len(c.text)
+    assert split[c.char_map[c.text.index("guage")]:][:5] == "guage"
 
 
 def test_quotes_map_back_to_the_source(seeds) -> None:
