@@ -100,6 +100,9 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert advisors[a:b] == "Prof. Jenna Wiens, Prof. David Fouhey"  # the month begins a date, not a name
     both = "Written by Jane Roe and John Doe in 2019"
     assert [both[a:b] for _k, a, b in detect.entities(both)] == ["Jane Roe", "John Doe"]
+    # an acronym beside a capitalised word is an organisation, though probablepeople reads it as a person
+    assert detect._kind("ETH Zurich") == "place" and detect._kind("IBM Research") == "place"
+    assert detect._kind("JOHN SMITH") == "person" and detect._kind("Dr Lei Zhang") == "person"
     # initials alone name nobody
     refs = "Hobert, J. P., Jones, G. L., and Presnell, B. (2002)."
     assert not [k for k, _a, _b in detect.entities(refs) if k == "person"]

@@ -177,8 +177,12 @@ def _kind(run: str) -> str:
     if kind != "Person" and " " in rest.strip() and _is_title(title) and _tag(rest.rstrip(".,")) == "Person":
         kind = "Person"  # "Prof. Volker Bormuth": probablepeople reads the title as a company's name
     if kind == "Person" or _name_shape(run):
-        if all(len(w.strip(".,")) <= 1 for w in run.split()):
+        words = [w.strip(".,") for w in run.split()]
+        if all(len(w) <= 1 for w in words):
             return ""  # initials alone ("J. P.") name nobody
+        if any(len(w) >= 2 and w.isalpha() and w.isupper() for w in words) and any(
+                w[:1].isupper() and not w.isupper() for w in words):
+            return "place"  # an acronym beside a capitalised word ("ETH Zurich", "IBM Research"): an organisation
         return "person"
     return "place" if kind == "Corporation" else ""
 
