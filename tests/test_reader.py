@@ -334,6 +334,19 @@ def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_pa
         _quotes_exact(assistant, a)
 
 
+def test_names_a_question_spells():
+    from assistant.answer.reader import spelled_names
+
+    idf = Idf(["Funded by the NSF and the Swiss government.", "Whose work? Which people? Spanish and Research."])
+    assert spelled_names("Which people have a connection to Imperial College London?") == ["imperial college london"]
+    # single names only with the collection's word: capitalised and never written in lower case there
+    assert spelled_names("Whose work has been funded by the NSF?", idf.proper) == ["nsf"]
+    assert spelled_names("Whose work has been funded by the NSF?") == []
+    assert spelled_names("Which people know Spanish at Imperial College London?", idf.proper) == [
+        "imperial college london", "spanish"]
+    assert not Idf(["research and more research"]).proper("Research")
+
+
 def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():
     from assistant.answer.reader import _window
 

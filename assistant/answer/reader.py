@@ -185,9 +185,10 @@ class Reader:
     def _spelling_names(self, r: Reading, match: dict[str, float]) -> dict[str, float]:
         """The matched documents of a "who" question that spell in full the names the question spells
         (`spelled_names`), when some do: "University College London" is not "Imperial College London",
-        though both are "College London" and their passages embed alike. When no matched document
-        spells a name in full (the documents may abbreviate it), the matches stand."""
-        names = spelled_names(r.question)
+        though both are "College London" and their passages embed alike; a CV that never writes "NSF"
+        is no answer to "Whose work has been funded by the NSF?". When no matched document spells a
+        name in full (the documents may abbreviate it), the matches stand."""
+        names = spelled_names(r.question, self.idf(r.hits).proper)
         if not names or len(match) < 2:
             return match
         texts: dict[str, str] = {}
@@ -293,10 +294,17 @@ class Reader:
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
 
 
-def spelled_names(question: str) -> list[str]:
-    """The names of two or more capitalised words a question spells ("Which people have a connection
-    to Imperial College London?" -> ["Imperial College London"]), folded and spaced by single spaces."""
-    return [" ".join(fold(question[a:b]).split()) for a, b in detect._runs(question)]
+def spelled_names(question: str, proper: Any = None) -> list[str]:
+    """The names a question spells, folded and spaced by single spaces: runs of two or more capitalised
+    words ("Which people have a connection to Imperial College London?" -> ["imperial college london"]),
+    and with `proper` (is this word a name? e.g. `features.Idf.proper`: capitalised and never written in
+    lower case in the collection) single names past the first word ("funded by the NSF" -> ["nsf"])."""
+    names = [" ".join(fold(question[a:b]).split()) for a, b in detect._runs(question)]
+    if proper is not None:
+        runs = " ".join(names)
+        names += [fold(m.group(0)) for m in re.finditer(r"\w+", question)
+                  if m.start() > 0 and len(m.group(0)) >= 2 and proper(m.group(0)) and fold(m.group(0)) not in runs]
+    return names
 
 
 def _spells(text: str, name: str) -> bool:
