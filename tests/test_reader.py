@@ -345,6 +345,11 @@ def test_names_a_question_spells():
     assert spelled_names("Which people know Spanish at Imperial College London?", idf.proper) == [
         "imperial college london", "spanish"]
     assert not Idf(["research and more research"]).proper("Research")
+    from assistant.answer.reader import _spells
+
+    assert _spells("Funded by the N.S.F.? No: by the NSF, 2019", "nsf") and not _spells("a transfer student", "nsf")
+    assert _spells("Sorbonne Universite\u0301,\nParis", "sorbonne universite")  # accents and line breaks aside
+    assert _spells("Ph.D. in Physics", "phd") and _spells("PhD, 2019", "ph.d")  # dotted abbreviations glued
 
 
 def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():

@@ -307,8 +307,14 @@ def spelled_names(question: str, proper: Any = None) -> list[str]:
     return names
 
 
+_INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
+
+
 def _spells(text: str, name: str) -> bool:
-    return name in " ".join(fold(text).split())
+    """Does `text` hold `name` as whole words ("NSF" is not in "transfer"), folded, with dotted
+    abbreviations glued on both sides as the lexical index glues them ("Ph.D." is "PhD")?"""
+    glued = _INNER_DOT.sub("", " ".join(fold(text).split()))
+    return re.search(rf"(?<!\w){re.escape(_INNER_DOT.sub('', name))}(?!\w)", glued) is not None
 
 
 def _searched(people: Sequence[Person]) -> str:
