@@ -191,11 +191,12 @@ class Reader:
         names = spelled_names(r.question, self.idf(r.hits).proper)
         if not names or len(match) < 2:
             return match
-        texts: dict[str, str] = {}
-        for d in match:
+        spelling: dict[str, float] = {}
+        for d, v in match.items():
             full = self.store.document_text(d) if self.store is not None else None
-            texts[d] = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d)
-        spelling = {d: v for d, v in match.items() if all(_spells(texts[d], n) for n in names)}
+            text = _glued(full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d))
+            if all(_holds(text, n) for n in names):  # each document folded once, whatever the number of names
+                spelling[d] = v
         return spelling or match
 
     # -- facts -------------------------------------------------------------------------------------
@@ -310,11 +311,20 @@ def spelled_names(question: str, proper: Any = None) -> list[str]:
 _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
 
 
+def _glued(text: str) -> str:
+    """`text` folded, spaced by single spaces, with dotted abbreviations glued as the lexical index
+    glues them ("Ph.D." is "phd")."""
+    return _INNER_DOT.sub("", " ".join(fold(text).split()))
+
+
+def _holds(glued: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(_INNER_DOT.sub('', name))}(?!\w)", glued) is not None
+
+
 def _spells(text: str, name: str) -> bool:
     """Does `text` hold `name` as whole words ("NSF" is not in "transfer"), folded, with dotted
-    abbreviations glued on both sides as the lexical index glues them ("Ph.D." is "PhD")?"""
-    glued = _INNER_DOT.sub("", " ".join(fold(text).split()))
-    return re.search(rf"(?<!\w){re.escape(_INNER_DOT.sub('', name))}(?!\w)", glued) is not None
+    abbreviations glued on both sides ("Ph.D." is "PhD")?"""
+    return _holds(_glued(text), name)
 
 
 def _searched(people: Sequence[Person]) -> str:
