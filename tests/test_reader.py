@@ -89,6 +89,10 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     a, b = detect.phrase("number", foia, near={"long": 1.0, "review": 2.0, "complex": 2.0}) or (0, 0)
     assert foia[a:b] == "eight years"
     assert detect._spans("number", "one of the reports", frozenset()) == []  # "one" is as often a pronoun
+    # a list's enumerators count nothing: "19" is no answer to "How many patients ...?"
+    items = "19. Patients with any complications. 20. Patients unable to follow it. Enrollment lasts 12 months."
+    assert [items[a:b] for a, b in detect._spans("number", items, frozenset())] == ["12 months"]
+    assert not detect.holds("number", "3) Patients with amyloidosis.") and detect.holds("number", "(3 patients)")
     # a capitalised run ends with its sentence; an initial, "Ph.D." or a title does not end it
     cv = ("Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University. "
           "Visiting, Univ. of Michigan.")

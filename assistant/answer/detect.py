@@ -28,6 +28,8 @@ _CARDINAL = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thi
              r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
              r"thousand|million|billion|dozen)")
 _NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[\s-][A-Za-z]+)?\b", re.IGNORECASE)
+# a list's enumerator ("19. Patients with ...", "3) Dose"): a number that counts nothing
+_ENUM = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*\(?\d{1,3}[.)](?=\s+\S)")
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
 
 
@@ -74,7 +76,13 @@ def has_year(text: str) -> bool:
 
 
 def has_number(text: str) -> bool:
-    return any(c.isdigit() for c in text)
+    """Does `text` hold a number other than a list's enumerators?"""
+    return any(c.isdigit() for c in _ENUM.sub(" ", text))
+
+
+def _enumerators(text: str) -> set[int]:
+    """Where the digits of each enumerator of `text` start."""
+    return {m.end() - len(m.group().strip().lstrip("(")) for m in _ENUM.finditer(text)}
 
 
 @lru_cache(maxsize=65536)
@@ -282,7 +290,8 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
                 at = i + len(s)
         return _ranges(text, out or [(m.start(), m.end()) for m in _YEAR.finditer(text)])
     if kind == "number":
-        return sorted([(m.start(), m.end()) for m in _NUMBER.finditer(text)]
+        enum = _enumerators(text)
+        return sorted([(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.start() not in enum]
                       + [(m.start(), m.end()) for m in _NUMBER_WORDS.finditer(text)])
     if kind in ("person", "place"):
         return [(a, b) for k, a, b in entities(text) if k == kind and _other(text, a, b, exclude)]
