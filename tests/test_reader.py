@@ -93,6 +93,18 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     items = "19. Patients with any complications. 20. Patients unable to follow it. Enrollment lasts 12 months."
     assert [items[a:b] for a, b in detect._spans("number", items, frozenset())] == ["12 months"]
     assert not detect.holds("number", "3) Patients with amyloidosis.") and detect.holds("number", "(3 patients)")
+    # "How many <things>?" counts those things; "How long ...?" asks for a measure, which has a unit
+    trial = "The enrollment period is 12 months. This study enrolled a total of 40 patients."
+    a, b = detect.phrase("number", trial, question="How many patients does the trial enroll?") or (0, 0)
+    assert trial[a:b] == "40 patients"
+    strip = "The pilot, age 85, was landing at his private 1,500-foot airstrip."
+    a, b = detect.phrase("number", strip, question="How long was the airstrip?") or (0, 0)
+    assert strip[a:b] == "1,500-foot"
+    a, b = detect.phrase("number", strip, question="How old was the pilot?") or (0, 0)
+    assert strip[a:b] == "85"
+    # a scale word belongs to its numeral: "500 million pages", not "500 million" and "million pages"
+    plan = "NARA plans to digitize 500 million pages by FY 2026."
+    assert [plan[a:b] for a, b in detect._spans("number", plan, frozenset())] == ["500 million pages", "2026"]
     # a capitalised run ends with its sentence; an initial, "Ph.D." or a title does not end it
     cv = ("Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University. "
           "Visiting, Univ. of Michigan.")

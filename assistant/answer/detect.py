@@ -21,7 +21,8 @@ _TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 # a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
 # a unit may follow after a space or a hyphen ("2-week", "30 mL")
-_NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:\s?%|[\s-]?[A-Za-z]+)?")
+_NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:\s(?:hundred|thousand|million|billion|trillion)\b)?"
+                     r"(?:\s?%|[\s-]?[A-Za-z]+)?", re.IGNORECASE)
 # English cardinals written out ("as long as eight years", "twenty-five patients"), with the unit that
 # follows; "one" is left out, being as often a pronoun ("one of the reports")
 _CARDINAL = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
@@ -291,8 +292,11 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
         return _ranges(text, out or [(m.start(), m.end()) for m in _YEAR.finditer(text)])
     if kind == "number":
         enum = _enumerators(text)
-        return sorted([(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.start() not in enum]
-                      + [(m.start(), m.end()) for m in _NUMBER_WORDS.finditer(text)])
+        digits = [(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.start() not in enum]
+        # "million pages" inside "500 million pages" is part of that number, not one of its own
+        words = [(m.start(), m.end()) for m in _NUMBER_WORDS.finditer(text)
+                 if not any(a <= m.start() < b for a, b in digits)]
+        return sorted(digits + words)
     if kind in ("person", "place"):
         return [(a, b) for k, a, b in entities(text) if k == kind and _other(text, a, b, exclude)]
     return []
@@ -362,6 +366,7 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         spans = [(a, b) for a, b in spans if not _said(text[a:b], question)]
         if kind == "number":
             spans = [(a, b) for a, b in spans if not _in_date(text, a, b)]
+            spans = [sp for sp in spans if _measures(text[sp[0]:sp[1]], question)] or spans
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
@@ -392,6 +397,30 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
 
 
 _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECASE)  # within one line
+
+
+# "How long/far/high ...?" asks for a measure, which has a unit ("1,500-foot", "8 years"), not a bare count
+_MEASURE = frozenset(["long", "far", "high", "tall", "large", "big", "deep", "wide", "heavy", "fast", "old", "often"])
+
+
+def _measures(phrase: str, question: str) -> bool:
+    """Does a number phrase measure what the question asks about? "How many patients ...?" asks
+    for a count of patients ("40 patients", not "12 months"); "How long ...?" for a quantity with a
+    unit. True when the question says neither."""
+    from index.lemmas import lemma
+
+    words = [w.lower() for w in _TOKENS.findall(question)]
+    unit = re.findall(r"[^\W\d_]+", phrase)[-1:] if re.search(r"[^\W\d_]$", phrase.strip()) else []
+    for i, w in enumerate(words[:-1]):
+        if w != "how":
+            continue
+        nxt = words[i + 1]
+        if nxt in ("many", "much") and i + 2 < len(words) and words[i + 2] not in _AUX:
+            return bool(unit) and lemma(unit[0].lower()) == lemma(words[i + 2])
+        if nxt in _MEASURE and nxt not in ("old", "often"):
+            return bool(unit) or "%" in phrase
+        return True
+    return True
 
 
 def _with_coordinated(kind: str, text: str, spans: list[tuple[int, int]], chosen: tuple[int, int]) -> tuple[int, int]:
