@@ -102,6 +102,10 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert strip[a:b] == "1,500-foot"
     a, b = detect.phrase("number", strip, question="How old was the pilot?") or (0, 0)
     assert strip[a:b] == "85"
+    hours = "He flew 12 months in 2019, 2,319 hours in all"
+    a, b = detect.phrase("number", hours, question="How many total flight hours did he have?") or (0, 0)
+    assert hours[a:b] == "2,319 hours"  # the counted noun comes after its adjectives
+    assert detect._spans("number", "Instances: 178\nNumber of Attributes: 13", frozenset())[0] == (11, 14)  # "178": a unit is on its line
     # a scale word belongs to its numeral: "500 million pages", not "500 million" and "million pages"
     plan = "NARA plans to digitize 500 million pages by FY 2026."
     assert [plan[a:b] for a, b in detect._spans("number", plan, frozenset())] == ["500 million pages", "2026"]

@@ -21,14 +21,14 @@ _TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 # a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
 # a unit may follow after a space or a hyphen ("2-week", "30 mL")
-_NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:\s(?:hundred|thousand|million|billion|trillion)\b)?"
-                     r"(?:\s?%|[\s-]?[A-Za-z]+)?", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.\-])[$€£¥]?\d(?:[\d,.]*\d)?(?:[ \t](?:hundred|thousand|million|billion|trillion)\b)?"
+                     r"(?:[ \t]?%|[ \t-]?[A-Za-z]+)?", re.IGNORECASE)  # the unit on the same line
 # English cardinals written out ("as long as eight years", "twenty-five patients"), with the unit that
 # follows; "one" is left out, being as often a pronoun ("one of the reports")
 _CARDINAL = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
              r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
              r"thousand|million|billion|dozen)")
-_NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[\s-][A-Za-z]+)?\b", re.IGNORECASE)
+_NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[ \t-][A-Za-z]+)?\b", re.IGNORECASE)
 # a list's enumerator ("19. Patients with ...", "3) Dose"): a number that counts nothing
 _ENUM = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*\(?\d{1,3}[.)](?=\s+\S)")
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
@@ -404,23 +404,32 @@ _MEASURE = frozenset(["long", "far", "high", "tall", "large", "big", "deep", "wi
 
 
 def _measures(phrase: str, question: str) -> bool:
-    """Does a number phrase measure what the question asks about? "How many patients ...?" asks
-    for a count of patients ("40 patients", not "12 months"); "How long ...?" for a quantity with a
-    unit. True when the question says neither."""
+    """Does a number phrase measure what the question asks about? "How many (total flight) hours
+    ...?" asks for a count of hours ("2,319 hours", not "12 months"); "How long ...?" for a quantity
+    with a unit. False when the question says neither. A phrase that counts something else is not
+    ruled out: it may name the same things another way ("3 passengers" for "How many people ...?")."""
     from index.lemmas import lemma
+
+    from .resolve import common_words
 
     words = [w.lower() for w in _TOKENS.findall(question)]
     unit = re.findall(r"[^\W\d_]+", phrase)[-1:] if re.search(r"[^\W\d_]$", phrase.strip()) else []
+    unit = [u.lower() for u in unit if u.lower() not in common_words()]  # "40 with": no unit
     for i, w in enumerate(words[:-1]):
         if w != "how":
             continue
         nxt = words[i + 1]
-        if nxt in ("many", "much") and i + 2 < len(words) and words[i + 2] not in _AUX:
-            return bool(unit) and lemma(unit[0].lower()) == lemma(words[i + 2])
+        if nxt in ("many", "much") and unit:
+            counted = []  # the words up to the verb: "How many total flight hours did ..."
+            for x in words[i + 2:i + 6]:
+                if x in _AUX:
+                    break
+                counted.append(lemma(x))
+            return lemma(unit[0]) in counted
         if nxt in _MEASURE and nxt not in ("old", "often"):
             return bool(unit) or "%" in phrase
-        return True
-    return True
+        return False
+    return False
 
 
 def _with_coordinated(kind: str, text: str, spans: list[tuple[int, int]], chosen: tuple[int, int]) -> tuple[int, int]:
