@@ -45,6 +45,7 @@ from .document import Section
 from .names import fold, names_match, split_name
 from .owner_authors import author_names, bold_names, clusters
 from .owner_names import (
+    _PARTICLES,
     _handle_names,
     _handle_words,
     agreement,
@@ -271,6 +272,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
 
     personal = _personal(cleaned, sections)
     flat_text = lru_cache(maxsize=1)(lambda: " ".join(fold(cleaned).split()))
+    common = lru_cache(maxsize=1)(lambda: _lower_words(cleaned))
     max_auth = ranked_authors[0][1] if ranked_authors else 1
     scored: list[tuple[float, list[str], _Cluster]] = []
     for c in groups:
@@ -304,6 +306,8 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         if not evidence:
             continue
         person = person_evidence(name)
+        if _common_words(name, common()):
+            continue  # "Annotated Doc", "Python Distro": a thing's name, however its handles spell it
         # A person's name: the tagger reads one, or an identity source (e-mail, URL, file name,
         # author property) spells it. Else it is not an owner, whatever its position.
         handle = max((agree.get(k, 0.0) for k in ("email", "url", "filename")), default=0.0)
@@ -340,6 +344,21 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     if best_order == ["text"]:  # a name found through a handle needs the handle's agreement too
         return OwnerDecision(None, "", round(best_score, 3), candidates)
     return OwnerDecision(owner, "+".join(best_order), round(best_score, 3), candidates)
+
+
+def _lower_words(cleaned: str) -> frozenset[str]:
+    """The words a document writes in lower case, outside e-mail addresses and links (accent-free)."""
+    prose = _URL.sub(" ", _EMAIL.sub(" ", cleaned))
+    return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
+
+
+def _common_words(name: str, lower: frozenset[str]) -> bool:
+    """Whether the document also writes every word of `name` (particles aside) as an ordinary
+    lower-case word: a package, product or dataset ("annotated doc", "python distro"), which a
+    person's name is not; a person's name has a word written only capitalised ("Price" in "Mark
+    Price" may be a common word, "Mark" may be too, but rarely both in the same document)."""
+    words = [fold(w).lower() for w in name.split() if len(w.rstrip(".")) > 1 and w.lower() not in _PARTICLES]
+    return bool(words) and all(w in lower for w in words)
 
 
 def _printed(name: str, folded_text: str) -> bool:

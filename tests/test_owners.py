@@ -127,6 +127,21 @@ def test_a_file_name_alone_does_not_make_a_report_a_person(tmp_path: Path) -> No
     assert load_document(report).owner is None
 
 
+def test_a_package_named_by_its_file_is_no_person(tmp_path: Path) -> None:
+    # The file name, the link and the heading all spell "Annotated Doc", and probablepeople reads any two
+    # capitalised words as a person; but the text also writes both words in lower case: a thing's name.
+    readme = tmp_path / "annotated_doc.md"
+    readme.write_text("# Annotated Doc\n\nSource: https://github.com/fastapi/annotated-doc\n\nAnnotated Doc lets you "
+                      "document parameters in place. Each annotated parameter carries a doc string.\n\n"
+                      "Maintained by Sebastián Ramírez <tiangolo@gmail.com>\n")
+    assert load_document(readme).owner is None
+    # a person's name may hold a common word ("Price"), but not only common words
+    cv = tmp_path / "mark_price_cv.md"
+    cv.write_text("# Mark Price\n\nmark.price@uni.example\n\n## Education\n\nPhD in Economics, 2019. Thesis on the "
+                  "price of risk.\n\n## Experience\n\nLecturer, 2020-present.\n")
+    assert load_document(cv).owner == "Mark Price"
+
+
 def test_pdf_author_property_of_a_report_is_not_an_owner(tmp_path: Path) -> None:
     from fpdf import FPDF
 
