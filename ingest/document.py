@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 # The version of what ingest makes of a file (parsing, cleaning, structure, chunking, owners). Bump it
 # when a change alters the documents or chunks an unchanged file yields: `citewise index` then
 # re-reads files an older version read, instead of keeping their old parse beside new ones.
-INGEST_VERSION = 3  # 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: owners written in lower case too are no people
+INGEST_VERSION = 3  # 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: owners written in lower case too are no people, header fields are no titles
 
 
 @dataclass(frozen=True)

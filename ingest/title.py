@@ -3,7 +3,7 @@
 Titles: the format's title (front matter, DOCX Title, HTML `<title>`), else the most prominent line
 group of page 1 that is not an organisation's name (the issuer of a report), extended on form-like
 pages (label: value lines) with the identifier-like values of the first fields (a report number, a
-registration, a model), else the first short line; a person's document whose title does not name its
+registration, a model), else the first short line that is not a header field ("Date: ..."); a person's document whose title does not name its
 owner gets the owner appended ("CV — Nick Danis").
 """
 
@@ -99,14 +99,20 @@ def _base_title(parsed: Parsed, cleaned: str) -> str | None:
                 if values:
                     title = f"{title}: {', '.join(values)}"
                 return title
-    for line in cleaned.splitlines():
+    for n, line in enumerate(cleaned.splitlines()):
         line = line.strip().lstrip("#*> ").strip()
         if not line or _template(line):
             continue
+        if _FIELD.match(line) and n < TOP_LINES * 5:
+            continue  # a header field ("Metadata-Version: 2.1", "Date: 5 May 2024") names no document
         if len(line) <= 80 and heading_key(line) not in SECTION_NAMES:
             return normalise(line)
         break
     return None
+
+
+# a "Label: value" field: one to four words, a colon, a value (not a sentence that has a colon in it)
+_FIELD = re.compile(r"[A-Z][\w-]*(?:[ \t][\w-]+){0,3}:[ \t]+\S")
 
 
 def _template(line: str) -> bool:
