@@ -101,9 +101,11 @@ def _base_title(parsed: Parsed, cleaned: str) -> str | None:
                 return title
     for n, line in enumerate(cleaned.splitlines()):
         line = line.strip().lstrip("#*> ").strip()
-        if not line or _template(line):
-            continue
-        if _FIELD.match(line) and n < TOP_LINES * 5:
+        if not line or _template(line) or not any(c.isalpha() for c in line):
+            continue  # (a rule of "=" under or over a reStructuredText heading is no title)
+        if _FIELD.match(line):
+            if n > _FIELD_LINES:
+                break  # fields all the way down: the file's name is the better title
             continue  # a header field ("Metadata-Version: 2.1", "Date: 5 May 2024") names no document
         if len(line) <= 80 and heading_key(line) not in SECTION_NAMES:
             return normalise(line)
@@ -111,6 +113,7 @@ def _base_title(parsed: Parsed, cleaned: str) -> str | None:
     return None
 
 
+_FIELD_LINES = 200  # header fields skipped before the title at most
 # a "Label: value" field: one to four words, a colon, a value (not a sentence that has a colon in it)
 _FIELD = re.compile(r"[A-Z][\w-]*(?:[ \t][\w-]+){0,3}:[ \t]+\S")
 

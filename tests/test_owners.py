@@ -139,6 +139,9 @@ def test_a_package_named_by_its_file_is_no_person(tmp_path: Path) -> None:
     fields = tmp_path / "fields.md"
     fields.write_text("Metadata-Version: 2.1\nName: annotated-doc\nRequires-Python: >=3.8\n\n# Annotated Doc\n\nText.\n")
     assert load_document(fields).title == "Annotated Doc"
+    rst = tmp_path / "rst.txt"
+    rst.write_text("Author: Jane Roe\n\n=========\ndefusedxml\n=========\n\nText.\n")
+    assert load_document(rst).title == "defusedxml"
     # a person's name may hold a common word ("Price"), but not only common words
     cv = tmp_path / "mark_price_cv.md"
     cv.write_text("# Mark Price\n\nmark.price@uni.example\n\n## Education\n\nPhD in Economics, 2019. Thesis on the "
