@@ -126,6 +126,9 @@ def test_documents_named_by_their_titles(datasets):
     # a word most titles share names nothing alone: this is a list over the collection
     res = resolve("Which datasets name R.A. Fisher as their creator?", a.people, a.store)
     assert not res.one_document
+    # a file's whole name names it too, though the question has one word of its title
+    res = resolve("Who collected kddcup99?", a.people, a.store)
+    assert [Path(d).name for d in res.docs] == ["kddcup99.rst"] and res.one_document, res
 
 
 @pytest.mark.slow

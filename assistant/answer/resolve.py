@@ -291,7 +291,7 @@ def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, lis
     kept = _TITLES[0] if _TITLES else None  # one read: another thread may replace it
     if kept is not None and kept[0]() is store and gen is not None and kept[1] == gen:
         return kept[2], kept[3]
-    titled = {r.doc: frozenset(k for t in terms(r.title or "") if (k := _key(t)) and k not in STOPWORDS)
+    titled = {r.doc: frozenset(k for t in terms(f"{r.title or ''} {_stem(r.doc)}") if (k := _key(t)) and k not in STOPWORDS)
               for r in store.documents()}
     postings: dict[str, list[str]] = {}
     for doc, keys in titled.items():
@@ -302,12 +302,18 @@ def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, lis
     return titled, postings
 
 
+def _stem(doc: str) -> str:
+    """A document's file name without its extension, as one word: "annotated_doc.md" -> "annotated_doc"."""
+    return os.path.splitext(os.path.basename(doc))[0]
+
+
 def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: Store
                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The documents whose title the question spells ("the wine recognition dataset" -> "Wine
     recognition dataset"), and the question's words that did it.
 
-    A title is spelled when the question holds at least two of its words (not stop words), one of them
+    A title is spelled when the question holds at least two of its words (not stop words), or the
+    document's whole file name as one word ("Who wrote defusedxml?" for `defusedxml.md`), one of them
     in at most `MAX_NAMED` titles and in under half of them: a word most titles share ("dataset",
     "report") locates nothing alone. The titles with the highest summed ln(N / title frequency) win.
     A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
@@ -330,7 +336,7 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     score: dict[str, float] = {}
     for doc in candidates:
         hit = titled[doc] & qkeys.keys()
-        if len(hit) >= 2:
+        if len(hit) >= 2 or _key(_stem(doc)) in hit:  # its file name alone names it too ("defusedxml")
             score[doc] = sum(math.log(n / df[k]) for k in hit)
     if not score:
         return (), ()
@@ -382,7 +388,7 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     titled, title_words = titles_named(words, covered, store)
     if titled:
         listed = ", ".join(_base(d) for d in titled)
-        whose = "its title" if len(titled) == 1 else "their titles"
+        whose = "its title or file name" if len(titled) == 1 else "their titles or file names"
         return Resolution((), titled, f"Searched {listed} (named by {whose}: {' '.join(title_words)})",
                           by=title_words, ambiguous=len(titled) > 1, by_title=True)
     facts = _fact_terms(words, covered)
