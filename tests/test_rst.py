@@ -150,6 +150,15 @@ def test_question_without_the_words_that_spell_a_title():
     assert without_titles("What did the plane strike on final approach?", report) == \
         "What did the plane strike on final approach?"
     assert without_titles("Dataset?", ["Wine dataset"]) == "Dataset?"  # nothing else would be left
+    # ... unless it is the document's whole file name, which names it as its title does
+    assert without_titles("Who is the author of cachetools?", ["cachetools — Thomas Kemmer"],
+                          whole=frozenset({"cachetools"})) == "Who is the author of ?"
+    from assistant.answer.features import focus
+    from index import Hit
+
+    hit = Hit(rank=1, chunk_id=1, doc="/docs/cachetools.md", page=None, section="", text="Author-email: T. Kemmer",
+              score=1.0, title="Extensible memoizing collections", owner=None)
+    assert focus("Who is the author of cachetools?", [hit]) == "Who is the author of ?"
 
 
 @pytest.mark.slow

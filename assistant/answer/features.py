@@ -179,16 +179,19 @@ def focus(question: str, hits: Sequence[Hit]) -> str:
     """
     out = without_names(question, [h.owner for h in hits if h.owner])
     if len({h.doc for h in hits}) == 1:
-        out = without_titles(out, [h.title for h in hits if h.title])
+        stem = os.path.splitext(os.path.basename(hits[0].doc))[0]
+        out = without_titles(out, [h.title for h in hits if h.title], whole=frozenset({fold(stem)}))
     return out
 
 
-def without_titles(question: str, titles: Sequence[str]) -> str:
+def without_titles(question: str, titles: Sequence[str], whole: frozenset[str] = frozenset()) -> str:
     """`question` without the runs of words that spell a title (two or more of its words that are not
     stop words, in a row but for stop words between them): "Who created the optical recognition of
     handwritten digits dataset?" -> "Who created the ?". A title word alone stays ("on final approach"
-    when the title says "Final Report"). The question itself when nothing else would be left."""
-    words: set[str] = set()
+    when the title says "Final Report"), unless it is one of `whole`, the document's whole file name
+    ("Who is the author of cachetools?" for `cachetools.md`). The question itself when nothing else
+    would be left."""
+    words: set[str] = set(whole)
     for t in titles:
         words |= {fold(w) for w in _WORD.findall(t)} - STOPWORDS
     if not words:
@@ -202,7 +205,7 @@ def without_titles(question: str, titles: Sequence[str]) -> str:
         elif w and w in STOPWORDS and run:
             continue  # "recognition of handwritten": a stop word inside a run does not end it
         else:
-            if len(run) >= 2:
+            if len(run) >= 2 or (len(run) == 1 and fold(question[run[0][0]:run[0][1]]) in whole):
                 cut.append((run[0][0], run[-1][1]))
             run = []
     if not cut:
