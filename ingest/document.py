@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 # The version of what ingest makes of a file (parsing, cleaning, structure, chunking, owners). Bump it
 # when a change alters the documents or chunks an unchanged file yields: `citewise index` then
 # re-reads files an older version read, instead of keeping their old parse beside new ones.
-INGEST_VERSION = 3  # 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: owners written in lower case too are no people, header fields are no titles
+# 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: a name the text also writes in lower case is no
+# owner, and a header field ("Metadata-Version: 2.1") no title
+INGEST_VERSION = 3
 
 
 @dataclass(frozen=True)

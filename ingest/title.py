@@ -3,8 +3,8 @@
 Titles: the format's title (front matter, DOCX Title, HTML `<title>`), else the most prominent line
 group of page 1 that is not an organisation's name (the issuer of a report), extended on form-like
 pages (label: value lines) with the identifier-like values of the first fields (a report number, a
-registration, a model), else the first short line that is not a header field ("Date: ..."); a person's document whose title does not name its
-owner gets the owner appended ("CV — Nick Danis").
+registration, a model), else the first short line that is not a header field ("Date: ..."); a
+person's document whose title does not name its owner gets the owner appended ("CV — Nick Danis").
 """
 
 from __future__ import annotations

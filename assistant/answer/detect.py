@@ -400,7 +400,7 @@ _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECAS
 
 
 # "How long/far/high ...?" asks for a measure, which has a unit ("1,500-foot", "8 years"), not a bare count
-_MEASURE = frozenset(["long", "far", "high", "tall", "large", "big", "deep", "wide", "heavy", "fast", "old", "often"])
+_MEASURE = frozenset(["long", "far", "high", "tall", "large", "big", "deep", "wide", "heavy", "fast"])
 
 
 def _measures(phrase: str, question: str) -> bool:
@@ -426,7 +426,7 @@ def _measures(phrase: str, question: str) -> bool:
                     break
                 counted.append(lemma(x))
             return lemma(unit[0]) in counted
-        if nxt in _MEASURE and nxt not in ("old", "often"):
+        if nxt in _MEASURE:  # not "How old ...?": an age is written bare ("Age: 85")
             return bool(unit) or "%" in phrase
         return False
     return False
