@@ -99,8 +99,12 @@ def _base_title(parsed: Parsed, cleaned: str) -> str | None:
                 if values:
                     title = f"{title}: {', '.join(values)}"
                 return title
-    for n, line in enumerate(cleaned.splitlines()):
-        line = line.strip().lstrip("#*> ").strip()
+    comment = False  # inside an HTML comment (a licence header above a README), which no reader sees
+    for n, raw in enumerate(cleaned.splitlines()):
+        if comment or raw.lstrip().startswith("<!--"):
+            comment = "-->" not in raw
+            continue
+        line = raw.strip().lstrip("#*> ").strip()
         if not line or _template(line) or not any(c.isalpha() for c in line):
             continue  # (a rule of "=" under or over a reStructuredText heading is no title)
         if _FIELD.match(line):

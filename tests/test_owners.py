@@ -142,6 +142,9 @@ def test_a_package_named_by_its_file_is_no_person(tmp_path: Path) -> None:
     rst = tmp_path / "rst.txt"
     rst.write_text("Author: Jane Roe\n\n=========\ndefusedxml\n=========\n\nText.\n")
     assert load_document(rst).title == "defusedxml"
+    commented = tmp_path / "commented.md"
+    commented.write_text("<!---\nCopyright 2021 The Team. All rights reserved.\n-->\n\n# Accelerate\n\nText.\n")
+    assert load_document(commented).title == "Accelerate"
     # a person's name may hold a common word ("Price"), but not only common words
     cv = tmp_path / "mark_price_cv.md"
     cv.write_text("# Mark Price\n\nmark.price@uni.example\n\n## Education\n\nPhD in Economics, 2019. Thesis on the "
