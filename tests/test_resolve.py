@@ -71,8 +71,10 @@ def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assist
         assert note == "" and {p.name for p in people} <= {h.owner for h in hits if h.owner}, q
     for q in ("Which paper received the award?", "What year did he graduate?", "Who is the head of the lab?",
               "Who was an advisor of the thesis?", "Which parts of the airplane were damaged?",
-              "What sections of the plan cover records?"):  # parts of one thing, not a list of people
+              "What sections of the plan cover records?",  # parts of one thing, not a list of people
+              "What command opens the generated documentation?"):  # a verb and its object, not a plural
         assert not detect.is_list(q, False), q
+    assert detect.is_list("Which accident reports involve Piper airplanes?", False)
 
 
 @pytest.mark.slow

@@ -17,6 +17,8 @@ from functools import lru_cache
 
 KINDS = ("date", "number", "person", "place")
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
+_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
+                          "our", "their", "every", "each", "all", "any", "some", "no"])
 _TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 # a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
@@ -234,7 +236,8 @@ def is_list(question: str, names_someone: bool) -> bool:
     or "people", English's plural of "person" ("Which two people ...?"). Other irregular plurals are
     not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
     A plural followed by "of" names parts of one thing ("Which parts of N1181Y were damaged?"): a
-    fact about it, not a list of people or documents.
+    fact about it, not a list of people or documents. A word ending in "s" after the first noun and
+    before a determiner is a verb with its object ("What command opens the docs?"), not a plural.
     """
     from index.lemmas import lemma
 
@@ -253,6 +256,8 @@ def is_list(question: str, names_someone: bool) -> bool:
             if x in _AUX:
                 break
             plural = x == "people" or (len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x)
+            if plural and j and nxt[j + 1:j + 2] and nxt[j + 1] in _DETERMINERS:
+                break  # "What command opens the docs?": a verb with its object, not a plural noun
             if plural:
                 return nxt[j + 1:j + 2] != ["of"]
     return False
