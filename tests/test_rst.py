@@ -169,3 +169,24 @@ def test_near_miss_field_of_another_document_is_not_answered(datasets):
         answer = datasets.ask(q)
         assert answer.abstained, (q, answer.answer)
         assert {Path(c.doc).name for c in answer.related} <= {"diabetes.rst", "wine_data.rst"}, q
+
+
+def test_a_word_every_title_shares_names_no_document(tmp_path: Path, embedder):
+    """"rustdoc" is in every title of the rustdoc book: with "name" it spelled "Linking to items by name -
+    The rustdoc book" for a question about the --crate-name flag, which another page documents."""
+    from assistant import Assistant, build_index
+    from assistant.answer.resolve import resolve
+
+    docs = tmp_path / "book"
+    docs.mkdir()
+    pages = {"linking.md": "Linking to items by name", "lints.md": "Lints", "what.md": "What is rustdoc?",
+             "args.md": "Command-line arguments"}
+    for name, title in pages.items():
+        (docs / name).write_text(f"---\ntitle: {title} - The rustdoc book\n---\n\n# {title}\n\nA page about {title}.\n")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store.close()
+    a = Assistant.open(tmp_path / "index")
+    res = resolve("Which flag sets the crate name for rustdoc?", a.people, a.store)
+    assert not res.by_title, res
+    res = resolve("How do I read the command-line arguments page?", a.people, a.store)
+    assert [Path(d).name for d in res.docs] == ["args.md"] and res.by_title, res

@@ -312,10 +312,10 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     """The documents whose title the question spells ("the wine recognition dataset" -> "Wine
     recognition dataset"), and the question's words that did it.
 
-    A title is spelled when the question holds at least two of its words (not stop words), or the
-    document's whole file name as one word ("Who wrote defusedxml?" for `defusedxml.md`), one of them
-    in at most `MAX_NAMED` titles and in under half of them: a word most titles share ("dataset",
-    "report") locates nothing alone. The titles with the highest summed ln(N / title frequency) win.
+    A title is spelled when the question holds at least two of its words that are not stop words and
+    are in under half of the titles, one of them in at most `MAX_NAMED` titles, or the document's whole
+    file name as one word ("Who wrote defusedxml?" for `defusedxml.md`): a word most titles share
+    ("dataset", "report", "rustdoc" in "Lints - The rustdoc book") locates nothing. The titles with the highest summed ln(N / title frequency) win.
     A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
     the wine dataset, whichever document holds "petal"."""
     qkeys: dict[str, str] = {}
@@ -336,7 +336,8 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     score: dict[str, float] = {}
     for doc in candidates:
         hit = titled[doc] & qkeys.keys()
-        if len(hit) >= 2 or _key(_stem(doc)) in hit:  # its file name alone names it too ("defusedxml")
+        telling = [k for k in hit if df[k] * 2 < n]  # "rustdoc" in every title of the rustdoc book tells none apart
+        if len(telling) >= 2 or _key(_stem(doc)) in hit:  # its file name alone names it too ("defusedxml")
             score[doc] = sum(math.log(n / df[k]) for k in hit)
     if not score:
         return (), ()
