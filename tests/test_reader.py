@@ -384,6 +384,27 @@ def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():
     assert a == 0 and line[a:b] == "Professor Majid Ezzati, Chair in Global"  # none there: the start
 
 
+def test_a_passage_ending_with_a_colon_takes_in_the_line_it_announces():
+    from assistant.answer.candidates import candidates, pieces_of
+    from assistant.answer.reader import Reading, _with_what_follows
+    from index import Hit
+
+    text = ("Cargo can build the docs: $ cargo doc\nIf you want cargo to open the generated documentation, you can use:\n"
+            "$ cargo doc --open\nOther settings follow.")
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/what.html", page=None, section="", text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    r = Reading("What command opens the docs?", hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                np.zeros(len(cands)), np.zeros(len(cands)))
+    c = next(c for c in cands if text[c.start:c.end].endswith("you can use:") and len(c.pieces) == 2)
+    a, b = _with_what_follows(r, c, c.start, c.end)
+    assert text[a:b] == text[c.start:c.end] + "\n$ cargo doc --open"
+    a, b = _with_what_follows(r, c, c.start, c.end, limit=90)  # too long with the first line: it goes
+    assert text[a:b] == "If you want cargo to open the generated documentation, you can use:\n$ cargo doc --open"
+    last = next(c for c in cands if text[c.start:c.end] == "Other settings follow.")
+    assert _with_what_follows(r, last, last.start, last.end) == (last.start, last.end)  # no colon: as it was
+
+
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
     text = "alpha line\nbeta line that is longer\n" + "x" * 310 + "\nlast"
     spans = line_windows(text)

@@ -209,8 +209,9 @@ class Reader:
         hit = r.hits[c.hit]
         kind = detect.asked(r.question)
         end = c.end if kind else _with_body(r, c)
-        text = hit.text[c.start:end]
-        cite = citation_from_hit(1, hit, c.start, end, score=p)
+        start, end = _with_what_follows(r, c, c.start, end)
+        text = hit.text[start:end]
+        cite = citation_from_hit(1, hit, start, end, score=p)
         span = None
         if kind:
             idf = self.idf(r.hits)
@@ -357,6 +358,25 @@ def _with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
             break
         end = p.end
     return end
+
+
+def _with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
+    """A passage that ends with a colon ("..., you can use:", "... determines the probable cause(s) of this
+    accident to be:") announces the line after it: that line is taken in too, dropping the passage's
+    first pieces when all of it would not fit in `limit` characters."""
+    text = r.hits[c.hit].text
+    if not text[start:end].rstrip().endswith(":"):
+        return start, end
+    last = max(j for j in c.pieces if r.pieces[j].start < end)
+    after = last + 1
+    if after >= len(r.pieces) or r.pieces[after].hit != c.hit:
+        return start, end
+    new_end = r.pieces[after].end
+    for j in c.pieces:  # the earliest start that still fits
+        a = max(start, r.pieces[j].start)
+        if len(flat(text[a:new_end])) <= limit:
+            return a, new_end
+    return start, end
 
 
 def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
