@@ -20,7 +20,10 @@
   `MAX_NAMED` (and under half the collection); any other word only when exactly one document holds
   it ("melphalan") and it is not a common English word (scikit-learn's stop words: "get" may be in
   one CV by chance). Each such word weighs ln(N / df), its IDF; the documents with the highest
-  summed weight are the scope. No list fitted to any collection is involved: how rare a word is
+  summed weight are the scope, a tie going to the documents named by more weight of name-like
+  words: a name the question writes says which document it means more surely than a plain word
+  one document happens to hold ("How many hours had the Seward pilot flown ...?" is about the
+  report holding "Seward", not the one holding "flown", when both words are in one document each). No list fitted to any collection is involved: how rare a word is
   in *this* collection is the evidence.
 
 `scoped_retrieve` searches within the scope first (the `docs` restriction of `index.Searcher`)
@@ -398,7 +401,8 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     held_by, n_docs = holding(store, list(facts))
     if n_docs < 2:
         return Resolution()
-    score: dict[str, float] = {}
+    # (summed weight, weight of the name-like words among it) per document, compared in that order
+    score: dict[str, tuple[float, float]] = {}
     named_by: dict[str, list[str]] = {}
     for term, (word, named) in facts.items():
         held = held_by.get(term, [])
@@ -407,13 +411,14 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
             continue
         weight = math.log(n_docs / df)
         for d in held:
-            score[d] = score.get(d, 0.0) + weight
+            a, b = score.get(d, (0.0, 0.0))
+            score[d] = (a + weight, b + (weight if named else 0.0))
             if word not in named_by.setdefault(d, []):
                 named_by[d].append(word)
     if not score:
         return Resolution()
     best = max(score.values())
-    docs = tuple(sorted(d for d, s in score.items() if s >= best - 1e-9))
+    docs = tuple(sorted(d for d, s in score.items() if s[0] >= best[0] - 1e-9 and s[1] >= best[1] - 1e-9))
     by = tuple(dict.fromkeys(w for d in docs for w in named_by[d]))
     listed = ", ".join(_base(d) for d in docs)
     return Resolution((), docs, f"Searched {listed} (named by {', '.join(by)})", by=by, ambiguous=len(docs) > 1)
