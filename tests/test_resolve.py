@@ -72,9 +72,11 @@ def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assist
     for q in ("Which paper received the award?", "What year did he graduate?", "Who is the head of the lab?",
               "Who was an advisor of the thesis?", "Which parts of the airplane were damaged?",
               "What sections of the plan cover records?",  # parts of one thing, not a list of people
-              "What command opens the generated documentation?"):  # a verb and its object, not a plural
+              "What command opens the generated documentation?",  # a verb and its object, not a plural
+              "Which decoder option turns on strict decoding?"):  # a verb and its particle, past the third word
         assert not detect.is_list(q, False), q
     assert detect.is_list("Which accident reports involve Piper airplanes?", False)
+    assert detect.is_list("Which CV owners studied in Texas?", False)
 
 
 @pytest.mark.slow

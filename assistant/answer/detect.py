@@ -19,6 +19,10 @@ KINDS = ("date", "number", "person", "place")
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
                           "our", "their", "every", "each", "all", "any", "some", "no"])
+# English prepositions and verb particles: a word ending in "s" right before one of them, past the
+# question's first noun, is a verb with its particle or object ("Which option turns on strict mode?")
+_PARTICLES = frozenset(["on", "off", "up", "down", "out", "in", "into", "onto", "to", "for", "from", "with",
+                        "about", "at", "by", "over", "through"])
 _TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 # a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
@@ -237,7 +241,8 @@ def is_list(question: str, names_someone: bool) -> bool:
     not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
     A plural followed by "of" names parts of one thing ("Which parts of N1181Y were damaged?"): a
     fact about it, not a list of people or documents. A word ending in "s" after the first noun and
-    before a determiner is a verb with its object ("What command opens the docs?"), not a plural.
+    before a determiner, a preposition or a particle is a verb with its object ("What command opens the
+    docs?", "Which asn1Decoding option turns on strict decoding?"), not a plural.
     """
     from index.lemmas import lemma
 
@@ -256,10 +261,11 @@ def is_list(question: str, names_someone: bool) -> bool:
             if x in _AUX:
                 break
             plural = x == "people" or (len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x)
-            if plural and j and nxt[j + 1:j + 2] and nxt[j + 1] in _DETERMINERS:
-                break  # "What command opens the docs?": a verb with its object, not a plural noun
+            after = words[i + j + 2:i + j + 3]  # the word after x, which may lie past the three read
+            if plural and j and after and after[0] in _DETERMINERS | _PARTICLES:
+                break  # "What command opens the docs?", "Which option turns on ...": a verb, not a plural noun
             if plural:
-                return nxt[j + 1:j + 2] != ["of"]
+                return after != ["of"]
     return False
 
 
