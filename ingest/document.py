@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 # when a change alters the documents or chunks an unchanged file yields: `citewise index` then
 # re-reads files an older version read, instead of keeping their old parse beside new ones.
 # 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: a name the text also writes in lower case is no
-# owner, and a header field ("Metadata-Version: 2.1") no title
-INGEST_VERSION = 3
+# owner, and a header field ("Metadata-Version: 2.1") no title; 4: ... nor one whose hyphenated words it
+# writes in lower case piece by piece ("Shared MIME-info")
+INGEST_VERSION = 4
 
 
 @dataclass(frozen=True)

@@ -354,10 +354,13 @@ def _lower_words(cleaned: str) -> frozenset[str]:
 
 def _common_words(name: str, lower: frozenset[str]) -> bool:
     """Whether the document also writes every word of `name` (particles aside) as an ordinary
-    lower-case word: a package, product or dataset ("annotated doc", "python distro"), which a
+    lower-case word (each letter run of a hyphenated word: "Shared MIME-info" in a text writing
+    "shared" and "mime-info"): a package, product or dataset ("annotated doc", "python distro"), which a
     person's name is not; a person's name has a word written only capitalised ("Price" in "Mark
     Price" may be a common word, "Mark" may be too, but rarely both in the same document)."""
-    words = [fold(w).lower() for w in name.split() if len(w.rstrip(".")) > 1 and w.lower() not in _PARTICLES]
+    # letter runs, as `_lower_words` reads the text: "MIME-info" is "mime" and "info"
+    words = [fold(w).lower() for part in name.split() if part.lower() not in _PARTICLES
+             for w in re.findall(r"[^\W\d_]+", part) if len(w) > 1]
     return bool(words) and all(w in lower for w in words)
 
 

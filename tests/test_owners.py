@@ -135,6 +135,11 @@ def test_a_package_named_by_its_file_is_no_person(tmp_path: Path) -> None:
                       "document parameters in place. Each annotated parameter carries a doc string.\n\n"
                       "Maintained by Sebastián Ramírez <tiangolo@gmail.com>\n")
     assert load_document(readme).owner is None
+    # a hyphenated word is written in lower case piece by piece ("mime-type", "info"): still a thing's name
+    spec = tmp_path / "shared-mime-info-spec.txt"
+    spec.write_text("Shared MIME-info\n\nJane Roe\n\nThe shared database maps a file to its mime-type. "
+                    "Each package adds info about the types it knows.\n")
+    assert load_document(spec).owner != "Shared MIME-info"
     # header fields above the text are not its title; the first line after them is
     fields = tmp_path / "fields.md"
     fields.write_text("Metadata-Version: 2.1\nName: annotated-doc\nRequires-Python: >=3.8\n\n# Annotated Doc\n\nText.\n")
