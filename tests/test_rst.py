@@ -190,3 +190,24 @@ def test_a_word_every_title_shares_names_no_document(tmp_path: Path, embedder):
     assert not res.by_title, res
     res = resolve("How do I read the command-line arguments page?", a.people, a.store)
     assert [Path(d).name for d in res.docs] == ["args.md"] and res.by_title, res
+
+
+def test_one_of_two_titles_is_named_by_its_words(tmp_path: Path, embedder):
+    """In a folder of two documents a title word the other title lacks is in half of the titles, and
+    tells them apart: "Who wrote the Shared MIME-info Database specification?" is a fact in that
+    document, not a list of documents (it was, with words "in under half of the titles" only)."""
+    from assistant import Assistant, build_index
+    from assistant.answer.resolve import resolve
+
+    docs = tmp_path / "manuals"
+    docs.mkdir()
+    (docs / "mime.md").write_text("# Shared MIME-info Database\n\nJane Roe\n\nThe database maps file names to types.\n")
+    (docs / "asn.md").write_text("# Libtasn1 Manual\n\nThe library parses ASN.1 definitions.\n")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store.close()
+    a = Assistant.open(tmp_path / "index")
+    q = "Who wrote the Shared MIME-info Database specification?"
+    res = resolve(q, a.people, a.store)
+    assert [Path(d).name for d in res.docs] == ["mime.md"] and res.one_document, res
+    answer = a.ask(q)
+    assert answer.kind != "people" and {Path(c.doc).name for c in answer.citations} <= {"mime.md"}, answer

@@ -316,7 +316,7 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     recognition dataset"), and the question's words that did it.
 
     A title is spelled when the question holds at least two of its words that are not stop words and
-    are in under half of the titles, one of them in at most `MAX_NAMED` titles, or the document's whole
+    are in at most half of the titles (one of two titles tells them apart), one of them in at most `MAX_NAMED` titles, or the document's whole
     file name as one word ("Who wrote defusedxml?" for `defusedxml.md`): a word most titles share
     ("dataset", "report", "rustdoc" in "Lints - The rustdoc book") locates nothing. The titles with the highest summed ln(N / title frequency) win.
     A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
@@ -335,11 +335,11 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
         return (), ()
     df = {k: len(postings.get(k, ())) for k in qkeys}
     # only a title holding one of the question's rare title words can be spelled: look those up
-    candidates = {d for k in qkeys if 0 < df[k] <= MAX_NAMED and df[k] * 2 < n for d in postings[k]}
+    candidates = {d for k in qkeys if 0 < df[k] <= MAX_NAMED and df[k] * 2 <= n for d in postings[k]}
     score: dict[str, float] = {}
     for doc in candidates:
         hit = titled[doc] & qkeys.keys()
-        telling = [k for k in hit if df[k] * 2 < n]  # "rustdoc" in every title of the rustdoc book tells none apart
+        telling = [k for k in hit if df[k] * 2 <= n]  # "rustdoc" in every title of the rustdoc book tells none apart
         if len(telling) >= 2 or _key(_stem(doc)) in hit:  # its file name alone names it too ("defusedxml")
             score[doc] = sum(math.log(n / df[k]) for k in hit)
     if not score:
