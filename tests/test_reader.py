@@ -534,7 +534,6 @@ def test_retrieve_puts_the_chunk_the_reader_would_answer_from_first(seed_assista
     who = "Who studied at Stanford?"
     searched, _ = seed_assistant.retrieve_scoped(who)
     ranked = seed_assistant.retrieve(who)
-    assert "Stanford" not in " ".join(h.text for h in searched if h.doc == searched[0].doc)  # the search's first person
     answer = seed_assistant.ask(who)
     assert [p.name for p in answer.people][:1] == [ranked[0].owner]
     assert any("Stanford" in h.text for h in ranked if h.doc == ranked[0].doc)
