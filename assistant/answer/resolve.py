@@ -411,8 +411,8 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
             continue
         weight = math.log(n_docs / df)
         for d in held:
-            a, b = score.get(d, (0.0, 0.0))
-            score[d] = (a + weight, b + (weight if named else 0.0))
+            summed, of_names = score.get(d, (0.0, 0.0))
+            score[d] = (summed + weight, of_names + (weight if named else 0.0))
             if word not in named_by.setdefault(d, []):
                 named_by[d].append(word)
     if not score:
