@@ -1,7 +1,6 @@
 """Structure-aware chunking.
 
-A chunk never crosses a section boundary (except to take in the bare heading of a section that
-holds nothing else, `_with_bare_headings`) and never splits a block (a paragraph or a list entry)
+A chunk never crosses a section boundary and never splits a block (a paragraph or a list entry)
 when the block fits; consecutive blocks of one section are packed up to `size` characters. A
 block longer than `size` is split on sentence boundaries with about `overlap` characters repeated.
 Chunk text is always an exact slice `document.text[start:end]`, so quotes taken from a chunk are
@@ -234,35 +233,10 @@ def chunk_plan(
         if cur:
             plan.append((*cur, ""))
     out = []
-    for s0, e0, head in _with_bare_headings(text, plan, headings, size):
+    for s0, e0, head in plan:
         s1, e1 = _strip_span(text, s0, e0)
         if e1 > s1:
             out.append((s1, e1, head if head and not text[s1:e1].startswith(head.rstrip(" …")) else ""))
-    return out
-
-
-def _with_bare_headings(text: str, plan: list[tuple[int, int, str]], headings: set[int],
-                        size: int) -> list[tuple[int, int, str]]:
-    """The plan with each section that holds only its heading line ("1. Introduction" right above
-    "1.1. Version", a title page's lines read as headings) joined to the chunk that follows it, when
-    the two fit in `size` and a quarter: a chunk of one heading answers nothing, yet takes a place
-    among the hits. The joined chunk crosses that one boundary only, and keeps the inner section."""
-    out: list[tuple[int, int, str]] = []
-    bare: int | None = None  # start of the run of bare headings waiting for their text
-    for s0, e0, head in plan:
-        a, b = _strip_span(text, s0, e0)
-        if a in headings and b > a and "\n" not in text[a:b]:
-            bare = a if bare is None else bare
-            continue
-        if bare is not None:
-            if e0 - bare <= size * 5 // 4:
-                s0 = bare
-            else:
-                out.append((bare, s0, ""))
-            bare = None
-        out.append((s0, e0, head))
-    if bare is not None:
-        out.append((bare, len(text), ""))
     return out
 
 
@@ -276,18 +250,8 @@ def chunk_document(
 ) -> list[Chunk]:
     """Split `doc` into chunks of about `size` characters that follow its sections and entries."""
     chunks = []
-    heads = {s.start for s in doc.sections}
     for i, (start, end, head) in enumerate(chunk_plan(doc, size, overlap)):
-        # a chunk that opens with bare headings (`_with_bare_headings`) belongs to the innermost one
-        at = start
-        while at in heads and (nl := doc.text.find("\n", at, end)) >= 0:
-            nxt = nl + 1
-            while nxt < end and doc.text[nxt].isspace():
-                nxt += 1
-            if nxt not in heads:
-                break
-            at = nxt
-        section = doc.section_at(at)
+        section = doc.section_at(start)
         chunks.append(
             Chunk(
                 chunk_id=chunk_id_for(doc.sha256, start, end),

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 # re-reads files an older version read, instead of keeping their old parse beside new ones.
 # 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: a name the text also writes in lower case is no
 # owner, and a header field ("Metadata-Version: 2.1") no title; 4: ... nor one whose hyphenated words it
-# writes in lower case piece by piece ("Shared MIME-info"); 5: a section holding only its heading is
-# chunked with the text that follows it (`chunk._with_bare_headings`)
-INGEST_VERSION = 5
+# writes in lower case piece by piece ("Shared MIME-info")
+INGEST_VERSION = 4
 
 
 @dataclass(frozen=True)

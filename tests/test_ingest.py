@@ -344,18 +344,3 @@ def test_paragraphs_on_consecutive_lines_are_separate_blocks(seeds) -> None:
             assert job.match(c.entry) and not job.search(c.text), (c.entry, c.text[:80])
         else:
             assert job.match(first), first
-
-
-def test_a_section_holding_only_its_heading_joins_the_chunk_after_it(tmp_path: Path) -> None:
-    """"1 Introduction" right above "1.1 Version" was a chunk of its own: one heading, answering
-    nothing, yet taking a place among the hits."""
-    f = tmp_path / "manual.md"
-    f.write_text("# Manual\n\nThe manual of a tool.\n\n## 1 Introduction\n\n### 1.1 Version\n\n"
-                 "This is version 2 of the manual.\n\n### 1.2 Scope\n\nIt covers the command line.\n")
-    doc = load_document(f)
-    chunks = chunk_document(doc)
-    assert not [c.text for c in chunks if "\n" not in c.text.strip() and c.text.strip().endswith("Introduction")]
-    c = next(c for c in chunks if "This is version 2" in c.text)
-    assert c.text.startswith("## 1 Introduction") or c.text.startswith("1 Introduction"), c.text
-    assert c.section.endswith("1.1 Version"), c.section
-    assert c.text == doc.text[c.start:c.end]
