@@ -19,10 +19,8 @@ before it is wired in:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -57,29 +55,6 @@ def sets(own: bool) -> list[tuple[Path, tuple[Path, ...]]]:
     else:
         print("own_manuals left out: the manuals are not in /usr/share/doc (Debian: shared-mime-info, libtasn1-doc)")
     return out
-
-
-def collect(pairs: list[tuple[Path, tuple[Path, ...]]], root: Path) -> list:
-    from assistant.answer.reader import Reader
-    from assistant.answer.train import _search_order, collect
-    from assistant.api import Assistant, make_embedder
-    from index import Store, index_paths
-
-    embedder = make_embedder(None)
-    samples = []
-    stores: dict[tuple[Path, ...], Assistant] = {}
-    for n, (qa, docs) in enumerate(pairs):
-        if docs not in stores:
-            directory = root / str(len(stores))
-            store = Store.open(directory) if (directory / "manifest.json").exists() else Store.create(
-                directory, embedder.name, embedder.dim)
-            index_paths(list(docs), store, embedder, prune=True)
-            stores[docs] = Assistant(store, embedder)
-        a = stores[docs]
-        records = [json.loads(line) for line in qa.read_text(encoding="utf-8").splitlines() if line.strip()]
-        reader = Reader(embedder, store=a.store)
-        samples += collect(reader, partial(_search_order, a), records, tag=str(n))
-    return samples
 
 
 def caught(samples: list, draws: int, c: float = 1.0) -> tuple[list[int], list[float], int, np.ndarray]:
@@ -129,7 +104,9 @@ def main() -> None:
     if not (REALDOCS / "qa.jsonl").exists():
         print(f"skipped: {REALDOCS} is not here (the development data lives in ../shared/eval)")
         return
-    samples = collect(sets(args.own), args.index_root)
+    from assistant.answer.train import collect_files
+
+    samples = collect_files(sets(args.own), index_root=args.index_root)
     counts, aucs, in_sample, oof = caught(samples, args.draws)
     facts = [s for s in samples if not s.who and len(s.labels)]
     unanswerable = sum(not s.record.get("answer") for s in facts)

@@ -280,15 +280,15 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
     return model, report
 
 
-def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
-                out: str | Path | None = None, embedder: Any = None, max_false_abstain: float = 0.05,
-                keep_ranker: str | Path | None = None) -> tuple[ReaderModel, dict[str, Any]]:
-    """Fit the reader on the tune records of each (QA file, documents folder) pair and save it to `out`.
+def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]], *,
+                  index_root: str | Path | None = None, embedder: Any = None,
+                  model: ReaderModel | None = None) -> list[Sample]:
+    """The tune records of each (QA file, documents) pair read as `ask` reads them (`collect`).
 
-    Each folder is indexed with the real pipeline (into `index_root/<n>` when given, so a re-run
-    embeds nothing new; else a temporary directory). With `keep_ranker` (a parameters file), its
-    candidate ranker and "who" model are kept and only answerability is refitted (`train`).
-    """
+    The documents (a folder, or several files or folders) are indexed with the real pipeline, once per
+    distinct documents, into `index_root/<n>` when given (a re-run embeds nothing new), else a
+    temporary directory. `model`:
+    the reader parameters to read with (default: the packaged ones)."""
     import json
     import tempfile
 
@@ -297,23 +297,38 @@ def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: st
     from ..api import Assistant, make_embedder
 
     embedder = embedder or make_embedder(None)
-    keep = ReaderModel.load(keep_ranker, answerability=False) if keep_ranker else None
     samples: list[Sample] = []
+    slots: dict[str, int] = {}  # the same documents share one index
     with tempfile.TemporaryDirectory(prefix="citewise-train-") as tmp:
         for n, (qa, docs) in enumerate(sets):
             try:
                 records = [json.loads(line) for line in Path(qa).read_text(encoding="utf-8").splitlines() if line.strip()]
             except (OSError, ValueError) as exc:
                 raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
-            directory = Path(index_root) / str(n) if index_root else Path(tmp) / str(n)
+            paths = [docs] if isinstance(docs, (str, Path)) else list(docs)
+            slot = slots.setdefault(repr(sorted(str(Path(p).resolve()) for p in paths)), len(slots))
+            directory = (Path(index_root) if index_root else Path(tmp)) / str(slot)
             store = Store.create(directory, embedder.name, embedder.dim)
             try:
-                index_paths([docs], store, embedder, prune=True)
+                index_paths(paths, store, embedder, prune=True)
                 assistant = Assistant(store, embedder)
-                reader = Reader(embedder, store=store, model=keep)
+                reader = Reader(embedder, store=store, model=model)
                 samples += collect(reader, partial(_search_order, assistant), records, tag=str(n))
             finally:
                 store.close()
+    return samples
+
+
+def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
+                out: str | Path | None = None, embedder: Any = None, max_false_abstain: float = 0.05,
+                keep_ranker: str | Path | None = None) -> tuple[ReaderModel, dict[str, Any]]:
+    """Fit the reader on the tune records of each (QA file, documents folder) pair and save it to `out`.
+
+    The records are read by `collect_files`. With `keep_ranker` (a parameters file), its candidate
+    ranker and "who" model are kept and only answerability is refitted (`train`).
+    """
+    keep = ReaderModel.load(keep_ranker, answerability=False) if keep_ranker else None
+    samples = collect_files(sets, index_root=index_root, embedder=embedder, model=keep)
     model, report = train(samples, max_false_abstain=max_false_abstain, keep=keep)
     if out:
         model.save(out)
