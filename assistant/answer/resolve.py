@@ -23,8 +23,9 @@
   summed weight are the scope, a tie going to the documents named by more weight of name-like
   words: a name the question writes says which document it means more surely than a plain word
   one document happens to hold ("How many hours had the Seward pilot flown ...?" is about the
-  report holding "Seward", not the one holding "flown", when both words are in one document each). No list fitted to any collection is involved: how rare a word is
-  in *this* collection is the evidence.
+  report holding "Seward", not the one holding "flown", when both words are in one document each).
+  No list fitted to any collection is involved: how rare a word is in *this* collection is the
+  evidence.
 
 `scoped_retrieve` searches within the scope first (the `docs` restriction of `index.Searcher`)
 and fills the remaining places from the whole index; a scope found from rare words (not a person)
@@ -316,9 +317,10 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     recognition dataset"), and the question's words that did it.
 
     A title is spelled when the question holds at least two of its words that are not stop words and
-    are in at most half of the titles (one of two titles tells them apart), one of them in at most `MAX_NAMED` titles, or the document's whole
-    file name as one word ("Who wrote defusedxml?" for `defusedxml.md`): a word most titles share
-    ("dataset", "report", "rustdoc" in "Lints - The rustdoc book") locates nothing. The titles with the highest summed ln(N / title frequency) win.
+    are in at most half of the titles (one of two titles tells them apart), one of them in at most
+    `MAX_NAMED` titles, or the document's whole file name as one word ("Who wrote defusedxml?" for
+    `defusedxml.md`): a word most titles share ("dataset", "report", "rustdoc" in "Lints - The
+    rustdoc book") locates nothing. The titles with the highest summed ln(N / title frequency) win.
     A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
     the wine dataset, whichever document holds "petal"."""
     qkeys: dict[str, str] = {}
