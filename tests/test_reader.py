@@ -446,10 +446,36 @@ def test_realdocs_reader_answers_a_report_field_and_a_cv_fact(tmp_path_factory, 
     _quotes_exact(assistant, a)
 
 
+def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factory, embedder):
+    assert detect.asks_now("Where does Maurice Weber work now?") and detect.asks_now("What is her current job?")
+    assert not detect.asks_now("Which paper did Balin present at ICML 2019?")  # "present", the verb
+    for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current"):
+        assert detect.open_range(running) and detect.says_now(running), running
+    for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020"):
+        assert not detect.open_range(ended), ended
+    assert detect.says_now("I am currently a tutor") and not detect.says_now("Sep 2016 - Aug 2018")
+    # On real CVs: the entry still running answers (tune d056 abstained and our c06 named a degree before)
+    docs = require_shared(REALDOCS / "docs")
+    picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("cv12", "cv16"))]
+    store, _ = build_index(picked, tmp_path_factory.mktemp("now-index"), embedder=embedder)
+    assistant = Assistant(store, embedder)
+    for question, expected in (("Where does Maurice Weber work now?", "Together AI"),
+                               ("What is Wayne Graham's current position at the University of Virginia Library?",
+                                "Design Architect")):
+        hits, _ = assistant.retrieve_scoped(question)
+        r = assistant.reader.read(question, hits)
+        assert r.x[:, NAMES.index("now_match")].any()
+        assert expected in r.text(int(np.argmax(r.p))), (question, r.text(int(np.argmax(r.p))))
+        assert not assistant.reader.read("Where did Maurice Weber study?", hits).x[:, NAMES.index("now_match")].any()
+    a = assistant.ask("What is Wayne Graham's current position at the University of Virginia Library?")
+    assert not a.abstained and "Design Architect" in a.answer, a.answer
+    _quotes_exact(assistant, a)
+
+
 def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_path):
     from conftest import SEED_DEV
 
-    from assistant.answer.train import collect, label, train
+    from assistant.answer.train import add_features, collect, label, train
 
     records = [json.loads(line) for line in require_shared(SEED_DEV).read_text().splitlines() if line.strip()]
     records += [dict(records[0], id="held", split="heldout")]  # never read
@@ -473,6 +499,21 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
     kept, report = train(samples, keep=model)
     assert report["kept_ranker"] and np.array_equal(kept.coef, model.coef) and kept.who_threshold == model.who_threshold
     assert np.array_equal(kept.w_coef, model.w_coef) and 0 < kept.threshold < 1
+    # a file written before a feature existed: it weighs nothing until fitted beside the kept ranker
+    col = NAMES.index("now_match")
+    old = model.to_dict()
+    old.update({k: [v for i, v in enumerate(old[k]) if i != col] for k in ("names", "mean", "scale", "coef")})
+    older = ReaderModel.from_dict(old, "old.json")
+    assert older.meta["unfitted"] == ["now_match"] and older.coef[col] == 0 and older.threshold == model.threshold
+    grown, added = add_features(samples, older)
+    assert set(added) == {"now_match"} and "unfitted" not in grown.meta and grown.threshold == older.threshold
+    for s in samples:
+        x = s.reading.x
+        same = x[:, col] == 0  # a candidate without the new feature keeps its probability
+        assert np.allclose(grown.prob(x)[same], older.prob(x)[same], atol=1e-6)
+    only_new, report = train(samples, keep=older, refit_answerability=False)
+    assert np.array_equal(only_new.q_coef, older.q_coef) and only_new.threshold == older.threshold
+    assert set(report["added"]) == {"now_match"}
     no_q = ReaderModel.from_dict(dict(model.to_dict(), answerable={}), "old.json", answerability=False)
     assert np.array_equal(no_q.coef, model.coef)
     with pytest.raises(ValueError, match="train-reader"):

@@ -61,6 +61,37 @@ def asked(question: str) -> str:
     return ""
 
 
+# English's words for the time of speaking: a question holding one asks about the present ("Where does
+# she work now?", "What is his current position?"); an open date range ends in one ("2021 - present").
+# A closed class of the language, like the particles above; "present" as a question word is left out
+# (it is as often the verb: "Which paper did he present?").
+_NOW_ASKED = re.compile(r"\b(?:now|current|currently|presently|nowadays)\b", re.IGNORECASE)
+_MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
+_OPEN_RANGE = re.compile(
+    rf"{_MONTH_YEAR}[ \t]*(?:[-\u2010-\u2015]|to)[ \t]*(?:present|current|now|today|ongoing|date)\b"
+    rf"|\bsince[ \t]+{_MONTH_YEAR}", re.IGNORECASE)
+
+
+def asks_now(question: str) -> bool:
+    """Does `question` ask about the present (`_NOW_ASKED`)?"""
+    return bool(_NOW_ASKED.search(question))
+
+
+_NOW_SAID = re.compile(r"\b(?:now|current|currently|present|presently|today|nowadays)\b", re.IGNORECASE)
+
+
+def open_range(text: str) -> bool:
+    """Does `text` hold a date range still running: "2021 - present", "June 2011-present", "Oct. 2024 -
+    PRESENT", "since 2025"? What a CV, a report or a plan writes of what holds today."""
+    return bool(_OPEN_RANGE.search(text))
+
+
+def says_now(text: str) -> bool:
+    """Does `text` speak of the present: a date range still running (`open_range`) or one of English's
+    words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
+    return bool(_NOW_SAID.search(text)) or open_range(text)
+
+
 def type_word(question: str) -> str:
     """The noun a "what"/"which" question names as the type of its answer ("Which *company* does she
     work for?", "At what *venue* was it published?"): the last word of the phrase between the

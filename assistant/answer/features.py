@@ -6,7 +6,10 @@ accent-free, dotted abbreviations also glued: "Ph.D." meets "PhD"; IDF from the 
 of the question with the candidate and with candidate + context; the plain share of question words
 present; each of those relative to the best candidate of the question;
 search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length;
-the share of its (IDF-weighted) words the question does not already say.
+the share of its (IDF-weighted) words the question does not already say; for a question about the
+present ("Where does she work now?"), whether the candidate, its entry header or its section heading
+speaks of the present: a date range still running ("2021 - present") or a word such as "currently"
+(`detect.says_now`).
 
 The question is read without the names of the retrieved documents' owners (`focus`): the cosine
 uses the question minus those names, and the overlaps and word share leave out the owner's and
@@ -41,8 +44,11 @@ NAMES = (
     "cos", "cos_piece", "cos_header", "cos_section", "cos_rel", "cos_piece_rel",
     "idf_overlap", "idf_overlap_ctx", "idf_overlap_rel", "idf_overlap_ctx_rel", "word_share",
     "log_rank", "score_rel", "asks_kind", "kind_match", "log_chars", "pieces", "has_header",
-    "new_info",
+    "new_info", "now_match",
 )
+# Features added after reader files were first written: a file without them still loads, and they weigh
+# nothing until `citewise train-reader --keep-ranker FILE` fits them beside its ranker.
+LATER = ("now_match",)
 _WORD = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
 
@@ -259,6 +265,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     qweights = {w: idf(w) for w in qlem}
     qwords = {fold(w) for w in _WORD.findall(question)}
     kind = detect.asked(question)
+    now = detect.asks_now(question)
     top_score = max((h.score for h in hits), default=1.0) or 1.0
     piece_lem = [piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
@@ -288,6 +295,8 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
             sum(idf(w) for w in new) / all_w,
+            1.0 if now and (detect.says_now(flat(text)) or detect.says_now(sections[c.hit])
+                            or (c.header is not None and detect.says_now(ptexts[c.header]))) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):

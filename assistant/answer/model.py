@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .features import NAMES
+from .features import LATER, NAMES
 
 if TYPE_CHECKING:
     from .reader import Reading
@@ -79,9 +79,15 @@ class ReaderModel:
     def from_dict(cls, d: dict[str, Any], source: str = "reader parameters", answerability: bool = True) -> ReaderModel:
         """`answerability=False` reads the ranker and "who" parts only (to refit answerability on them)."""
         names = tuple(d.get("names") or ())
-        if names != NAMES:
+        if not names or set(names) - set(NAMES) or set(NAMES) - set(names) - set(LATER):
             raise ValueError(f"{source}: features {names} do not match this version's {NAMES}; refit with "
                              "`citewise train-reader`")
+        meta = dict(d.get("meta") or {})
+        if names != NAMES:  # an older file: the features it lacks weigh nothing until fitted (`train.add_features`)
+            at = {n: i for i, n in enumerate(names)}
+            d = {**d, **{k: [float(d[k][at[n]]) if n in at else default for n in NAMES]
+                         for k, default in (("mean", 0.0), ("scale", 1.0), ("coef", 0.0))}}
+            meta["unfitted"] = [n for n in NAMES if n not in at]
         arr = lambda k, src=d: np.asarray(src[k], dtype=np.float32)  # noqa: E731
         n = len(QNAMES)
         q = d.get("answerable") or {}
@@ -93,8 +99,8 @@ class ReaderModel:
         w = d.get("who") or {}
         if tuple(w.get("names") or ()) != WNAMES:
             raise ValueError(f"{source}: 'who' features do not match {WNAMES}; refit with `citewise train-reader`")
-        return cls(names, arr("mean"), arr("scale"), arr("coef"), float(d["intercept"]), float(d["threshold"]),
-                   float(d["who_threshold"]), dict(d.get("meta") or {}), arr("mean", q), arr("scale", q),
+        return cls(NAMES, arr("mean"), arr("scale"), arr("coef"), float(d["intercept"]), float(d["threshold"]),
+                   float(d["who_threshold"]), meta, arr("mean", q), arr("scale", q),
                    arr("coef", q), float(q["intercept"]), arr("mean", w), arr("scale", w), arr("coef", w),
                    float(w["intercept"]))
 

@@ -229,17 +229,67 @@ def fit_who(samples: Sequence[Sample], probs: Sequence[np.ndarray], beta: float 
     return (mean.astype(np.float32), scale.astype(np.float32), coef, b), t - 1e-6, report
 
 
+def add_features(samples: Sequence[Sample], keep: ReaderModel) -> tuple[ReaderModel, dict[str, float]]:
+    """`keep` with the weights of the features its file lacked (`meta["unfitted"]`, a file written before
+    they existed) fitted beside its own, which stay: the same listwise objective as `_fit_ranker`, with
+    the kept ranker's score (in logits) as a fixed offset and its penalty on the new standardised weights.
+    A candidate whose new features are 0 keeps its probability exactly."""
+    from scipy.optimize import minimize
+
+    names = [n for n in keep.meta.get("unfitted", []) if n in NAMES]
+    if not names:
+        return keep, {}
+    cols = [NAMES.index(n) for n in names]
+    usable = [s for s in samples if len(s.labels)]
+    mean, scale = _standard([s.reading.x[:, cols] for s in usable])
+    lists = [(((s.reading.x - keep.mean) / keep.scale) @ keep.coef + keep.intercept,
+              (s.reading.x[:, cols] - mean) / scale, s.labels > 0)
+             for s in usable if not s.who and s.labels.sum() > 0 and len(s.labels) > 1]
+    lam = float(keep.meta.get("penalty") or 0.03)
+
+    def loss(v: np.ndarray) -> tuple[float, np.ndarray]:
+        total, grad = lam * float(v @ v) * len(lists), 2 * lam * v * len(lists)
+        for z0, xs, pos in lists:
+            z = z0 + xs @ v
+            p = np.exp(z - _logsumexp(z))
+            q = np.exp(z[pos] - _logsumexp(z[pos]))
+            total -= _logsumexp(z[pos]) - _logsumexp(z)
+            grad -= q @ xs[pos] - p @ xs
+        n = max(len(lists), 1)
+        return total / n, grad / n
+
+    v = minimize(loss, np.zeros(len(cols)), jac=True, method="L-BFGS-B").x if lists else np.zeros(len(cols))
+    m, sc, coef = keep.mean.copy(), keep.scale.copy(), keep.coef.copy()
+    m[cols], sc[cols], coef[cols] = mean, scale, v
+    meta = {k: val for k, val in keep.meta.items() if k != "unfitted"}
+    added = {n: round(float(c), 4) for n, c in zip(names, v, strict=True)}
+    meta["added_beside_kept_ranker"] = {**meta.get("added_beside_kept_ranker", {}), **added}
+    # A feature at 0 adds nothing: the intercept takes back what standardising subtracts.
+    intercept = keep.intercept + float(v @ (mean / scale))
+    return replace(keep, mean=m.astype(np.float32), scale=sc.astype(np.float32), coef=coef.astype(np.float32),
+                   intercept=intercept, meta=meta), added
+
+
 def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int = 5,
-          max_false_abstain: float = 0.05, keep: ReaderModel | None = None) -> tuple[ReaderModel, dict[str, Any]]:
+          max_false_abstain: float = 0.05, keep: ReaderModel | None = None,
+          refit_answerability: bool = True) -> tuple[ReaderModel, dict[str, Any]]:
     """Choose C by grouped cross-validation, fit on all samples, set thresholds out of fold.
 
-    With `keep`, its candidate ranker and "who" model stay as they are and only the answerability
-    model and threshold are fitted, on the probabilities that ranker gives (what runs at ask time)."""
+    With `keep`, its candidate ranker and "who" model stay as they are (the weights of features its
+    file lacked are fitted beside them, `add_features`) and only the answerability model and threshold
+    are fitted, on the probabilities that ranker gives (what runs at ask time); with
+    `refit_answerability=False` those stay too."""
     usable = [s for s in samples if len(s.labels)]
     report: dict[str, Any] = {"questions": len(usable), "candidates": int(sum(len(s.labels) for s in usable)),
                               "positives": int(sum(s.labels.sum() for s in usable)), "cv_top1": {}}
     best_probs: list[np.ndarray] | None = None
     if keep is not None:
+        keep, report["added"] = add_features(usable, keep)
+        if not refit_answerability:
+            report.update(kept_ranker=True, penalty=keep.meta.get("penalty"), threshold=keep.threshold,
+                          who_threshold=keep.who_threshold)
+            report["cv_top1"][str(keep.meta.get("penalty"))] = keep.meta.get("cv_top1")
+            return keep, report
         best_probs = [keep.prob(s.reading.x) for s in usable]
         best_c, best_score = keep.meta.get("penalty"), keep.meta.get("cv_top1")
         mean, scale, coef, b, tw = keep.mean, keep.scale, keep.coef, keep.intercept, keep.who_threshold
@@ -321,15 +371,18 @@ def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | P
 
 def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
                 out: str | Path | None = None, embedder: Any = None, max_false_abstain: float = 0.05,
-                keep_ranker: str | Path | None = None) -> tuple[ReaderModel, dict[str, Any]]:
+                keep_ranker: str | Path | None = None, keep_answerability: bool = False) -> tuple[ReaderModel, dict[str, Any]]:
     """Fit the reader on the tune records of each (QA file, documents folder) pair and save it to `out`.
 
     The records are read by `collect_files`. With `keep_ranker` (a parameters file), its candidate
-    ranker and "who" model are kept and only answerability is refitted (`train`).
+    ranker and "who" model are kept and only answerability is refitted (`train`); with
+    `keep_answerability` too, its answerability model and thresholds are kept as well, and only the
+    weights of features the file lacks are fitted.
     """
-    keep = ReaderModel.load(keep_ranker, answerability=False) if keep_ranker else None
+    keep = ReaderModel.load(keep_ranker, answerability=keep_answerability) if keep_ranker else None
     samples = collect_files(sets, index_root=index_root, embedder=embedder, model=keep)
-    model, report = train(samples, max_false_abstain=max_false_abstain, keep=keep)
+    model, report = train(samples, max_false_abstain=max_false_abstain, keep=keep,
+                          refit_answerability=not keep_answerability)
     if out:
         model.save(out)
     return model, report

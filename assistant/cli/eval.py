@@ -225,11 +225,15 @@ def _answer_table(m: dict[str, float]) -> str:
               help="Write the parameters here. Default: the packaged reader.json.")
 @click.option("--keep-ranker", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Keep the candidate ranker and \"who\" model of this parameters file (e.g. the packaged "
-                   "reader.json) and refit only the answerability model and its threshold.")
+                   "reader.json) and refit only the answerability model and its threshold. Features this "
+                   "version has and the file lacks get their weights fitted beside the kept ones.")
+@click.option("--keep-answerability", is_flag=True,
+              help="With --keep-ranker: keep its answerability model and thresholds too, and fit only the "
+                   "weights of the features the file lacks.")
 @click.option("--json", "as_json", is_flag=True, help="The fitting report as JSON.")
 @friendly_errors
 def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...], index_root: Path | None,
-                 out: Path | None, keep_ranker: Path | None, as_json: bool) -> None:
+                 out: Path | None, keep_ranker: Path | None, keep_answerability: bool, as_json: bool) -> None:
     """Fit the answer reader on the tune split of FILE (records without "split" count as tune; heldout
     records are never read): a listwise ranker over candidate features, Platt-scaled, its penalty chosen
     by cross-validation grouped by document; the abstention threshold for <= 5 % false abstentions; the
@@ -245,9 +249,11 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
     from ..answer.model import PARAMS
     from ..answer.train import train_files
 
+    if keep_answerability and not keep_ranker:
+        raise click.UsageError("--keep-answerability needs --keep-ranker FILE (the parameters to keep)")
     try:
         _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out or PARAMS,
-                                keep_ranker=keep_ranker)
+                                keep_ranker=keep_ranker, keep_answerability=keep_answerability)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
@@ -256,7 +262,9 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
         click.echo(f"fitted on {report['questions']} questions ({report['candidates']} candidates, "
                    f"{report['positives']} answering); penalty {report['penalty']}, cross-validated top-1 "
                    f"{report['cv_top1'][str(report['penalty'])]:.3f}, threshold {report['threshold']:.3f}, "
-                   f"who threshold {report['who_threshold']:.3f}; written to {out or PARAMS}")
+                   f"who threshold {report['who_threshold']:.3f}"
+                   + "".join(f"; {n} weighs {w:+.3f}" for n, w in (report.get("added") or {}).items())
+                   + f"; written to {out or PARAMS}")
 
 
 @click.command("stats")
