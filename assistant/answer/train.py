@@ -114,18 +114,28 @@ def _fit_ranker(samples: Sequence[Sample], lam: float) -> tuple[np.ndarray, np.n
     A one-feature logistic regression of the labels on `w . x` over all candidates (unanswerable
     questions too) then turns the score into a calibrated probability `sigmoid(a w . x + b)`.
     """
-    from scipy.optimize import minimize
     from sklearn.linear_model import LogisticRegression
 
     mean, scale = _standard([s.reading.x for s in samples])
-    lists = [((s.reading.x - mean) / scale, s.labels > 0) for s in samples
+    lists = [(np.zeros(len(s.labels)), (s.reading.x - mean) / scale, s.labels > 0) for s in samples
              if not s.who and s.labels.sum() > 0 and len(s.labels) > 1]
-    dim = len(mean)
+    w = _listwise(lists, lam, len(mean))
+    z = np.concatenate([((s.reading.x - mean) / scale) @ w for s in samples])
+    y = np.concatenate([s.labels for s in samples])
+    platt = LogisticRegression(C=1.0, max_iter=1000).fit(z[:, None], y)
+    a = float(platt.coef_[0][0])
+    return mean, scale, (a * w).astype(np.float32), float(platt.intercept_[0])
+
+
+def _listwise(lists: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], lam: float, dim: int) -> np.ndarray:
+    """The weights `w` minimising, over questions given as (offset, standardised features, right ones),
+    `-log sum_{right} softmax(offset + xs w)` on average, plus `lam |w|^2`."""
+    from scipy.optimize import minimize
 
     def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
         total, grad = lam * float(w @ w) * len(lists), 2 * lam * w * len(lists)
-        for xs, pos in lists:
-            z = xs @ w
+        for z0, xs, pos in lists:
+            z = z0 + xs @ w
             p = np.exp(z - _logsumexp(z))  # softmax over the question's candidates
             q = np.exp(z[pos] - _logsumexp(z[pos]))  # ... and over its right ones
             total -= _logsumexp(z[pos]) - _logsumexp(z)
@@ -133,12 +143,7 @@ def _fit_ranker(samples: Sequence[Sample], lam: float) -> tuple[np.ndarray, np.n
         n = max(len(lists), 1)
         return total / n, grad / n
 
-    w = minimize(loss, np.zeros(dim), jac=True, method="L-BFGS-B").x if lists else np.zeros(dim)
-    z = np.concatenate([((s.reading.x - mean) / scale) @ w for s in samples])
-    y = np.concatenate([s.labels for s in samples])
-    platt = LogisticRegression(C=1.0, max_iter=1000).fit(z[:, None], y)
-    a = float(platt.coef_[0][0])
-    return mean, scale, (a * w).astype(np.float32), float(platt.intercept_[0])
+    return minimize(loss, np.zeros(dim), jac=True, method="L-BFGS-B").x if lists else np.zeros(dim)
 
 
 def _logsumexp(z: np.ndarray) -> float:
@@ -234,8 +239,6 @@ def add_features(samples: Sequence[Sample], keep: ReaderModel) -> tuple[ReaderMo
     they existed) fitted beside its own, which stay: the same listwise objective as `_fit_ranker`, with
     the kept ranker's score (in logits) as a fixed offset and its penalty on the new standardised weights.
     A candidate whose new features are 0 keeps its probability exactly."""
-    from scipy.optimize import minimize
-
     names = [n for n in keep.meta.get("unfitted", []) if n in NAMES]
     if not names:
         return keep, {}
@@ -245,20 +248,7 @@ def add_features(samples: Sequence[Sample], keep: ReaderModel) -> tuple[ReaderMo
     lists = [(((s.reading.x - keep.mean) / keep.scale) @ keep.coef + keep.intercept,
               (s.reading.x[:, cols] - mean) / scale, s.labels > 0)
              for s in usable if not s.who and s.labels.sum() > 0 and len(s.labels) > 1]
-    lam = float(keep.meta.get("penalty") or 0.03)
-
-    def loss(v: np.ndarray) -> tuple[float, np.ndarray]:
-        total, grad = lam * float(v @ v) * len(lists), 2 * lam * v * len(lists)
-        for z0, xs, pos in lists:
-            z = z0 + xs @ v
-            p = np.exp(z - _logsumexp(z))
-            q = np.exp(z[pos] - _logsumexp(z[pos]))
-            total -= _logsumexp(z[pos]) - _logsumexp(z)
-            grad -= q @ xs[pos] - p @ xs
-        n = max(len(lists), 1)
-        return total / n, grad / n
-
-    v = minimize(loss, np.zeros(len(cols)), jac=True, method="L-BFGS-B").x if lists else np.zeros(len(cols))
+    v = _listwise(lists, float(keep.meta.get("penalty") or 0.03), len(cols))
     m, sc, coef = keep.mean.copy(), keep.scale.copy(), keep.coef.copy()
     m[cols], sc[cols], coef[cols] = mean, scale, v
     meta = {k: val for k, val in keep.meta.items() if k != "unfitted"}
