@@ -65,7 +65,9 @@ def asked(question: str) -> str:
 # she work now?", "What is his current position?"); an open date range ends in one ("2021 - present").
 # A closed class of the language, like the particles above; "present" as a question word is left out
 # (it is as often the verb: "Which paper did he present?").
-_NOW_ASKED = re.compile(r"\b(?:now|current|currently|presently|nowadays)\b", re.IGNORECASE)
+_NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
+_NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
+_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'present', 'today'))})\b", re.IGNORECASE)
 _MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
 _OPEN_RANGE = re.compile(
     rf"{_MONTH_YEAR}[ \t]*(?:[-\u2010-\u2015]|to)[ \t]*(?:present|current|now|today|ongoing|date)\b"
@@ -75,9 +77,6 @@ _OPEN_RANGE = re.compile(
 def asks_now(question: str) -> bool:
     """Does `question` ask about the present (`_NOW_ASKED`)?"""
     return bool(_NOW_ASKED.search(question))
-
-
-_NOW_SAID = re.compile(r"\b(?:now|current|currently|present|presently|today|nowadays)\b", re.IGNORECASE)
 
 
 def open_range(text: str) -> bool:
