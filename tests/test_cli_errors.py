@@ -166,3 +166,10 @@ def test_reader_parameters_that_cannot_be_read(seed_index_dir: Path, tmp_path: P
     other.write_text(json.dumps({"names": ["cos"], "threshold": 0.5}))
     one_line_error(run(["ask", "What is Moccasin?", "--index", str(seed_index_dir)], CITEWISE_ANSWER__READER=str(other)),
                    "answer.reader", "train-reader")
+
+
+def test_keep_answerability_without_a_file_to_keep(tmp_path: Path) -> None:
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps({"q": "What is Moccasin?", "docs": [], "answer": []}) + "\n")
+    one_line_error(run(["train-reader", str(qa), "--docs", str(PROFILES), "--keep-answerability"]),
+                   "--keep-answerability needs --keep-ranker")

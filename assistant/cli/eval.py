@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from ..settings import Settings, check_model
-from .common import cli_settings, friendly_errors, index_option, vector_store_options
+from .common import BadInput, cli_settings, friendly_errors, index_option, vector_store_options
 from .common import dump as _dump
 
 
@@ -250,7 +250,7 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
     from ..answer.train import train_files
 
     if keep_answerability and not keep_ranker:
-        raise click.UsageError("--keep-answerability needs --keep-ranker FILE (the parameters to keep)")
+        raise BadInput("--keep-answerability needs --keep-ranker FILE: the parameters whose answerability to keep")
     try:
         _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out or PARAMS,
                                 keep_ranker=keep_ranker, keep_answerability=keep_answerability)
