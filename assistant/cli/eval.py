@@ -245,6 +245,8 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
           --also ../shared/eval/seed_dev.jsonl examples/profiles --index /tmp/reader-indexes
       citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
           --keep-ranker assistant/answer/reader.json --out /tmp/reader.json
+      citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
+          --keep-ranker /tmp/older-reader.json --keep-answerability --out /tmp/reader.json
     """
     from ..answer.model import PARAMS
     from ..answer.train import train_files
