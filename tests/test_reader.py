@@ -14,7 +14,7 @@ import pytest
 from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
-from assistant.answer import detect
+from assistant.answer import detect, present
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
@@ -447,13 +447,13 @@ def test_realdocs_reader_answers_a_report_field_and_a_cv_fact(tmp_path_factory, 
 
 
 def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factory, embedder):
-    assert detect.asks_now("Where does Maurice Weber work now?") and detect.asks_now("What is her current job?")
-    assert not detect.asks_now("Which paper did Balin present at ICML 2019?")  # "present", the verb
+    assert present.asks_now("Where does Maurice Weber work now?") and present.asks_now("What is her current job?")
+    assert not present.asks_now("Which paper did Balin present at ICML 2019?")  # "present", the verb
     for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current"):
-        assert detect.open_range(running) and detect.says_now(running), running
+        assert present.open_range(running) and present.says_now(running), running
     for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020"):
-        assert not detect.open_range(ended), ended
-    assert detect.says_now("I am currently a tutor") and not detect.says_now("Sep 2016 - Aug 2018")
+        assert not present.open_range(ended), ended
+    assert present.says_now("I am currently a tutor") and not present.says_now("Sep 2016 - Aug 2018")
     # On real CVs: the entry still running answers (tune d056 abstained and our c06 named a degree before)
     docs = require_shared(REALDOCS / "docs")
     picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("cv12", "cv16"))]

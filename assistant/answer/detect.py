@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from .present import OPEN_END
+
 KINDS = ("date", "number", "person", "place")
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
@@ -59,36 +61,6 @@ def asked(question: str) -> str:
         if w == "where":
             return "place"
     return ""
-
-
-# English's words for the time of speaking: a question holding one asks about the present ("Where does
-# she work now?", "What is his current position?"); an open date range ends in one ("2021 - present").
-# A closed class of the language, like the particles above; "present" as a question word is left out
-# (it is as often the verb: "Which paper did he present?").
-_NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
-_NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
-_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'present', 'today'))})\b", re.IGNORECASE)
-_MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
-_OPEN_RANGE = re.compile(
-    rf"{_MONTH_YEAR}[ \t]*(?:[-\u2010-\u2015]|to)[ \t]*(?:present|current|now|today|ongoing|date)\b"
-    rf"|\bsince[ \t]+{_MONTH_YEAR}", re.IGNORECASE)
-
-
-def asks_now(question: str) -> bool:
-    """Does `question` ask about the present (`_NOW_ASKED`)?"""
-    return bool(_NOW_ASKED.search(question))
-
-
-def open_range(text: str) -> bool:
-    """Does `text` hold a date range still running: "2021 - present", "June 2011-present", "Oct. 2024 -
-    PRESENT", "since 2025"? What a CV, a report or a plan writes of what holds today."""
-    return bool(_OPEN_RANGE.search(text))
-
-
-def says_now(text: str) -> bool:
-    """Does `text` speak of the present: a date range still running (`open_range`) or one of English's
-    words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
-    return bool(_NOW_SAID.search(text)) or open_range(text)
 
 
 def type_word(question: str) -> str:
@@ -343,10 +315,9 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
     return []
 
 
-# what joins the two ends of a period ("August 2006–October 2010", "2019 to 2021"), and the open end
-# of one that has not ended ("Sep 2019 - present")
+# what joins the two ends of a period ("August 2006–October 2010", "2019 to 2021"); the open end of one
+# that has not ended ("Sep 2019 - present") is `present.OPEN_END`
 _RANGE_JOIN = re.compile(r"\s*(?:[-‐‑‒–—]|to|until|till|through|thru)\s*", re.IGNORECASE)
-_OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
 
 
 def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -358,7 +329,7 @@ def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
             out[-1] = (out[-1][0], b)
         else:
             out.append((a, b))
-    return [(a, m.end() if (m := _OPEN_END.match(text, b)) else b) for a, b in out]
+    return [(a, m.end() if (m := OPEN_END.match(text, b)) else b) for a, b in out]
 
 
 _MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))

@@ -9,7 +9,7 @@ search rank and score; whether the candidate holds the kind of thing asked for (
 the share of its (IDF-weighted) words the question does not already say; for a question about the
 present ("Where does she work now?"), whether the candidate, its entry header or its section heading
 speaks of the present: a date range still running ("2021 - present") or a word such as "currently"
-(`detect.says_now`).
+(`present.says_now`).
 
 The question is read without the names of the retrieved documents' owners (`focus`): the cosine
 uses the question minus those names, and the overlaps and word share leave out the owner's and
@@ -37,7 +37,7 @@ from index.lemmas import lemmas
 from index.lexical import STOPWORDS
 from ingest.names import fold
 
-from . import detect
+from . import detect, present
 from .candidates import Candidate, Piece
 
 NAMES = (
@@ -265,7 +265,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     qweights = {w: idf(w) for w in qlem}
     qwords = {fold(w) for w in _WORD.findall(question)}
     kind = detect.asked(question)
-    now = detect.asks_now(question)
+    now = present.asks_now(question)
     top_score = max((h.score for h in hits), default=1.0) or 1.0
     piece_lem = [piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
@@ -295,8 +295,8 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
             sum(idf(w) for w in new) / all_w,
-            1.0 if now and (detect.says_now(flat(text)) or detect.says_now(sections[c.hit])
-                            or (c.header is not None and detect.says_now(ptexts[c.header]))) else 0.0,
+            1.0 if now and (present.says_now(flat(text)) or present.says_now(sections[c.hit])
+                            or (c.header is not None and present.says_now(ptexts[c.header]))) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):

@@ -1,0 +1,36 @@
+"""The present: does a question ask about it, and does a passage speak of it?
+
+"Where does she work now?" is answered by the entry still running ("2021 - present"), not by the
+latest one that ended. English's words for the time of speaking are a closed class of the language,
+like stop words or prepositions, not a list fitted to any document. "present" is left out of what a
+question asks with: it is as often the verb ("Which paper did he present?").
+"""
+
+from __future__ import annotations
+
+import re
+
+_NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
+_NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
+_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'present', 'today'))})\b", re.IGNORECASE)
+# the open end of a period that has not ended ("Sep 2019 - present"); `detect` keeps it with the period
+OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
+_MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
+_OPEN_RANGE = re.compile(rf"{_MONTH_YEAR}{OPEN_END.pattern}|\bsince[ \t]+{_MONTH_YEAR}", re.IGNORECASE)
+
+
+def asks_now(question: str) -> bool:
+    """Does `question` ask about the present ("now", "current", "currently", ...)?"""
+    return bool(_NOW_ASKED.search(question))
+
+
+def open_range(text: str) -> bool:
+    """Does `text` hold a date range still running: "2021 - present", "June 2011-present", "Oct. 2024 -
+    PRESENT", "since 2025"? What a CV, a report or a plan writes of what holds today."""
+    return bool(_OPEN_RANGE.search(text))
+
+
+def says_now(text: str) -> bool:
+    """Does `text` speak of the present: a date range still running (`open_range`) or one of English's
+    words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
+    return bool(_NOW_SAID.search(text)) or open_range(text)
