@@ -266,6 +266,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     qwords = {fold(w) for w in _WORD.findall(question)}
     kind = detect.asked(question)
     now = present.asks_now(question)
+    now_sec = [now and present.says_now(sec) for sec in sections]  # per hit, not per candidate
     top_score = max((h.score for h in hits), default=1.0) or 1.0
     piece_lem = [piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
@@ -295,7 +296,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
             sum(idf(w) for w in new) / all_w,
-            1.0 if now and (present.says_now(flat(text)) or present.says_now(sections[c.hit])
+            1.0 if now and (now_sec[c.hit] or present.says_now(flat(text))
                             or (c.header is not None and present.says_now(ptexts[c.header]))) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
