@@ -1,4 +1,4 @@
-"""The Python API: `Assistant.open(...)`, then `.ask`, `.search`, `.documents`, `.chunk`.
+"""The Python API: `Assistant.open(...)`, then `.ask`, `.table`, `.search`, `.documents`, `.chunk`.
 
 An `Assistant` owns one open index and one embedder (loaded lazily, shared by every request), so a
 server or a batch of questions never reloads the model.
@@ -42,8 +42,9 @@ from .answer.pipeline import retrieve_hits
 from .answer.reader import Reader
 from .followup import resolve
 from .people import People
-from .profile import Profile, profile
 from .settings import Settings, SettingsError
+from .table import Field, Row, Table, build_row, build_table, choose_fields, pick_people
+from .table import Progress as TableProgress
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
 
@@ -230,9 +231,21 @@ class Assistant:
         notes = (scope, *answer.notes) if scope else answer.notes
         return replace(answer, question=question, resolved=resolved, notes=notes)
 
-    def profile(self, name: str) -> Profile | None:
-        """The profile card of the person `name` names (any written form), or None if nobody matches."""
-        return profile(self.store, name, self.people)
+    def table(self, fields: Sequence[Field] | None = None, people: Sequence[str] | None = None,
+              progress: TableProgress | None = None) -> Table:
+        """A row per person (document owner), a cell per field: each field's question asked about each
+        person and answered from their documents, with its value, confidence and citation; an empty
+        cell where the reader abstains (see `assistant.table`). `fields`: default the `cv` preset;
+        `people`: names in any written form (an unknown or ambiguous one is a `TableError`), default
+        everyone; `progress(done, total, what)` is called after each cell."""
+        chosen = pick_people(self.people.all(), people)
+        return build_table(self.ask, chosen, fields or choose_fields(), progress)
+
+    def profile(self, name: str, fields: Sequence[Field] | None = None) -> Row | None:
+        """The person `name` names (any written form) as one row of the table, or None if nobody
+        matches (or the name could be several people)."""
+        person = self.people.find(name)
+        return build_row(self.ask, person, fields or choose_fields()) if person else None
 
     def documents(self) -> list[DocRecord]:
         return self.store.documents()

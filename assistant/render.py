@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from index import Hit
 
@@ -145,19 +144,3 @@ def answer_markdown(answer: Answer) -> str:
         out.append("\n---\n**Related, not an answer:**\n\n" + "\n\n".join(citation_markdown(c) for c in answer.related))
     return "\n".join(out)
 
-
-def profile_markdown(card: Any) -> str:
-    """A `profile.Profile` card as Markdown: one section per field kind, each value with its [n]."""
-    out = [f"### {card.name}"]
-    for title, fields in (("Current", card.current), ("Education", card.education), ("Topics", card.topics),
-                          ("Selected publications", card.publications)):
-        out.append(f"**{title}**")
-        if not fields:
-            out.append("- _not in the documents_")
-        for f in fields:
-            detail = f" — {' '.join(f.detail.split())}" if f.detail else ""
-            out.append(f"- {' '.join(f.value.split())}{detail} [{f.citation.n}]")
-    cites = [f.citation for f in card.fields()]
-    if cites:
-        out.append("\n---\n" + "\n\n".join(citation_markdown(c) for c in cites))
-    return "\n".join(out)

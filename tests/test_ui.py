@@ -150,18 +150,18 @@ def test_a_resolved_follow_up_is_shown() -> None:
 
 
 def test_profile_card_shows_every_field_with_its_citation() -> None:
-    card = {"name": "Ada", "docs": ["/d/ada.pdf"],
-            "current": [{"label": "current", "value": "Analytical Engines", "detail": "", "citation": citation(1, "AE")}],
-            "education": [{"label": "education", "value": "Ph.D. in Maths", "detail": "Cambridge",
-                           "citation": citation(2, "Cambridge Ph.D. in Maths")}],
-            "topics": [], "publications": [{"label": "publication", "value": "Notes <on> engines", "detail": "",
-                                            "citation": citation(3, "Notes")}]}
+    card = {"person": "Ada", "docs": ["/d/ada.pdf"], "cells": [
+        {"field": "Current position", "value": "Analytical Engines", "confidence": 0.9, "source": "cv1.pdf p.1",
+         "citation": citation(1, "AE")},
+        {"field": "Email", "value": "", "confidence": 0.1, "source": "", "citation": None},
+        {"field": "PhD institution", "value": "Notes <on> engines", "confidence": 0.8, "source": "cv2.pdf p.2",
+         "citation": citation(1, "Notes", chunk_id="c2ab")}]}
     out = profile_html(card)
-    for label, value, n in (("Now", "Analytical Engines", 1), ("Education", "Ph.D. in Maths", 2),
-                            ("Selected publications", "Notes &lt;on&gt; engines", 3)):
+    for label, value, n, chunk in (("Current position", "Analytical Engines", 1, "c1ab"),
+                                   ("PhD institution", "Notes &lt;on&gt; engines", 2, "c2ab")):
         field = re.search(rf"<dt>{label}</dt><dd>(.*?)</dd>", out).group(1)
-        assert value in field and f"#cw-cite-{n}-c{n}ab" in field
-    assert "Cambridge" in out and "Research topics" not in out and "ada.pdf" in out
+        assert value in field and f"#cw-cite-{n}-{chunk}" in field
+    assert "Email" not in out and "ada.pdf" in out and "Ada" in out
 
 
 def test_source_html_highlights_exactly_the_quoted_slice() -> None:

@@ -371,13 +371,15 @@ def serve(index_dir: Path | None, host: str, port: int, auth: str | None, max_up
 
 from .config import settings_cmd  # noqa: E402
 from .eval import eval_group, stats, train_reader  # noqa: E402
-from .profile import profile_cmd  # noqa: E402
+from .table import eval_table, profile_cmd, table_cmd  # noqa: E402
 
 main.add_command(eval_group)
 main.add_command(stats)
 main.add_command(train_reader)
 main.add_command(settings_cmd)
 main.add_command(profile_cmd)
+main.add_command(table_cmd)
+eval_group.add_command(eval_table)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

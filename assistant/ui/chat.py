@@ -270,24 +270,18 @@ def initials(name: str) -> str:
     return "".join(w[0].upper() for w in (words[:1] + words[1:][-1:])) or "?"
 
 
-PROFILE_SECTIONS = (("current", "Now"), ("education", "Education"), ("topics", "Research topics"),
-                    ("publications", "Selected publications"))
-
-
 def profile_html(card: Mapping[str, Any]) -> str:
-    """A profile card (`Profile.to_dict()`): every field with its citation chip; empty fields are left out."""
-    name = str(card.get("name") or "Profile")
-    rows = []
-    for key, label in PROFILE_SECTIONS:
-        items = []
-        for f in card.get(key) or []:
-            value = " ".join(str(f.get("value") or "").split())
-            detail = " ".join(str(f.get("detail") or "").split())
-            text = esc(value) + (f' <span class="cw-muted">— {esc(detail)}</span>' if detail and detail not in value else "")
-            cite = chip(f["citation"]) if isinstance(f.get("citation"), Mapping) else ""
-            items.append(f"<li>{text}{cite}</li>")
-        if items:
-            rows.append(f'<div class="cw-field"><dt>{esc(label)}</dt><dd><ul>{"".join(items)}</ul></dd></div>')
+    """A person's row of the people table (`table.Row.to_dict()`): every field their documents state,
+    with its citation chip (numbered in the card); fields they do not state are left out."""
+    name = str(card.get("person") or "Profile")
+    rows: list[str] = []
+    for cell in card.get("cells") or []:
+        c = cell.get("citation")
+        if not isinstance(c, Mapping):
+            continue
+        value = " ".join(str(cell.get("value") or "").split())
+        rows.append(f'<div class="cw-field"><dt>{esc(cell.get("field"))}</dt><dd>{esc(value)} '
+                    f'{chip({**c, "n": len(rows) + 1})}</dd></div>')
     docs = ", ".join(os.path.basename(str(d)) for d in card.get("docs") or [])
     body = (f'<dl class="cw-profile">{"".join(rows)}</dl>' if rows
             else '<p class="cw-muted">Their documents give none of the card\'s fields.</p>')

@@ -1,0 +1,336 @@
+"""The people table: fields as questions, cells as the reader's cited answers, CSV/JSON/Markdown, the
+scorer, and the CLI. Fast tests build tables by hand; the slow ones run the real model, FAISS and
+SQLite over examples/profiles/."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from assistant.answer import Answer, Citation
+from assistant.cli import main
+from assistant.people import Person
+from assistant.table import (
+    DEFAULT_FIELDS,
+    Cell,
+    Field,
+    Row,
+    Table,
+    TableError,
+    card_text,
+    cell_of,
+    choose_fields,
+    field_presets,
+    lead,
+    load_fields,
+    parse_field,
+    pick_people,
+    table_text,
+)
+from assistant.table_eval import load_gold, score_table, table_metrics
+
+CHILDREN = "Children=How many children does {name} have?"  # no profile says: every cell must stay empty
+
+
+def run(args: list[str]) -> Result:
+    return CliRunner().invoke(main, args)
+
+
+def one_line_error(result: Result, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+def cite(quote: str, doc: str = "/d/ada.pdf", page: int | None = 2, section: str = "Education",
+         chunk_id: str = "c1") -> Citation:
+    return Citation(1, chunk_id, doc, page, section, quote, 0.5, "Ada Roe", 0)
+
+
+# -- fields -------------------------------------------------------------------------------------
+
+def test_the_default_preset_is_named_and_packaged() -> None:
+    assert DEFAULT_FIELDS in field_presets()
+    labels = [f.label for f in load_fields()]
+    assert labels == ["Current position", "Current employer", "PhD institution", "PhD year", "Research interests",
+                      "Email"]
+    assert all("{name}" in f.question for f in load_fields())
+
+
+def test_a_field_is_a_label_and_a_question_about_a_person() -> None:
+    f = parse_field("Advisor = Who was {name}'s PhD advisor? ")
+    assert f == Field("Advisor", "Who was {name}'s PhD advisor?")
+    assert f.ask("Ada Roe") == "Who was Ada Roe's PhD advisor?"
+    assert parse_field("Math=What is 2+2={name}?").question == "What is 2+2={name}?"  # the first '=' splits
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("Advisor", ["'Advisor'", "Label=question"]),
+    ("Advisor=Who advised them?", ["'Advisor=Who advised them?'", "{name}"]),
+    ("=What is {name}'s email?", ["needs a label"]),
+    ("Email=", ["needs a label and a question"]),
+])
+def test_a_malformed_field_is_an_error_naming_it(spec: str, words: list[str]) -> None:
+    with pytest.raises(TableError) as err:
+        parse_field(spec)
+    for w in words:
+        assert w in str(err.value)
+
+
+def test_added_fields_replace_a_label_or_come_last() -> None:
+    fields = choose_fields(extra=["email=Where can {name} be written to?", "Advisor=Who was {name}'s PhD advisor?"])
+    assert [f.label for f in fields][-2:] == ["Email", "Advisor"]
+    assert fields[-2].question == "Where can {name} be written to?"  # same label, case ignored: replaced
+    assert len(fields) == len(load_fields()) + 1
+
+
+def test_fields_from_a_toml_file(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    path.write_text('description = "mine"\n[fields]\nAdvisor = "Who was {name}\'s PhD advisor?"\n'
+                    '"Home town" = "Where is {name} from?"\n', encoding="utf-8")
+    assert [f.label for f in load_fields(path)] == ["Advisor", "Home town"]
+    assert [f.label for f in choose_fields(str(path), ["Email=What is {name}'s email?"])] == ["Advisor", "Home town",
+                                                                                               "Email"]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("[fields\nA = 'x'", ["not valid TOML"]),
+    ("title = 'x'\n[fields]\nA = 'What is {name}?'", ["unknown keys: title"]),
+    ("description = 'no fields'", ["expected a [fields] table"]),
+    ("[fields]\nA = 3", ["field 'A'", "not int"]),
+    ("[fields]\nA = 'What is it?'", ["field 'A'", "{name}"]),
+])
+def test_a_bad_fields_file_is_an_error_naming_it(tmp_path: Path, text: str, words: list[str]) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TableError) as err:
+        load_fields(path)
+    for w in [str(path), *words]:
+        assert w in str(err.value)
+
+
+def test_an_unknown_preset_names_the_presets() -> None:
+    with pytest.raises(TableError, match=r"unknown fields 'cvs'.*cv"):
+        load_fields("cvs")
+
+
+# -- people -------------------------------------------------------------------------------------
+
+def test_people_are_picked_by_any_written_form_and_bad_names_are_named() -> None:
+    everyone = [Person("Ada Roe", ("/d/ada.pdf",)), Person("Bea Roe", ("/d/bea.pdf",)),
+                Person("notes", ("/d/notes.txt",), owner_known=False)]
+    assert [p.name for p in pick_people(everyone)] == ["Ada Roe", "Bea Roe"]  # no row without an owner
+    assert [p.name for p in pick_people(everyone, ["B. Roe", "Ada Roe", "Bea Roe"])] == ["Bea Roe", "Ada Roe"]
+    with pytest.raises(TableError, match=r"no person named 'Cy Roe'.*Ada Roe, Bea Roe"):
+        pick_people(everyone, ["Cy Roe"])
+    with pytest.raises(TableError, match=r"'Roe' could be Ada Roe or Bea Roe"):
+        pick_people(everyone, ["Roe"])
+
+
+# -- cells --------------------------------------------------------------------------------------
+
+def test_a_cell_is_the_lead_phrase_or_the_start_of_the_quote() -> None:
+    f = Field("PhD institution", "Where did {name} do their PhD?")
+    docs = ("/d/ada.pdf",)
+    quote = "Education\n\nCambridge University\nPh.D. in Mathematics, 1990"
+    answer = Answer("q", "Cambridge University [1]", False, (cite(quote),), fact="Cambridge University",
+                    confidence=0.9)
+    assert cell_of(f, answer, docs) == Cell("PhD institution", "Cambridge University", 0.9, cite(quote))
+    plain = cell_of(f, Answer("q", "x [1]", False, (cite(quote),), confidence=0.8), docs)
+    assert plain.value == "Cambridge University\nPh.D. in Mathematics, 1990" and plain.value in quote  # heading dropped
+    assert plain.source == "ada.pdf p.2"
+
+
+def test_an_abstention_or_another_persons_quote_is_an_empty_cell() -> None:
+    f = Field("Email", "What is {name}'s email?")
+    abstained = cell_of(f, Answer("q", "not found", True, confidence=0.1), ("/d/ada.pdf",))
+    assert abstained == Cell("Email", "", 0.1, None) and abstained.source == ""
+    elsewhere = Answer("q", "bea@x.org [1]", False, (cite("bea@x.org", doc="/d/bea.pdf"),), fact="bea@x.org")
+    assert cell_of(f, elsewhere, ("/d/ada.pdf",)).citation is None
+
+
+def test_a_long_quote_is_cut_at_a_space_and_stays_a_slice() -> None:
+    quote = "- " + " ".join(f"word{i}" for i in range(60))
+    value = lead(quote, "", limit=50)
+    assert value in quote and len(value) <= 50 and value.startswith("word0") and not value.endswith(" ")
+    assert quote[quote.index(value) + len(value)] == " "
+    assert lead("Education Policy and more", "Education") == "Education Policy and more"  # a word, not the heading
+
+
+def small_table() -> Table:
+    fields = (Field("Email", "What is {name}'s email?"), Field("PhD, year", "When did {name} get their PhD?"))
+    rows = (Row("Ada Roe", ("/d/ada.pdf",), (Cell("Email", "ada@x.org", 0.9, cite("mail: ada@x.org", section="")),
+                                             Cell("PhD, year", "", 0.2, None))),
+            Row("Bea | Roe", ("/d/bea.md",), (Cell("Email", "", None, None),
+                                              Cell("PhD, year", "1990\n", 0.7, cite("Ph.D. 1990\n", doc="/d/bea.md",
+                                                                                    page=None, chunk_id="c2")))))
+    return Table(fields, rows)
+
+
+def test_csv_has_a_value_and_a_source_column_per_field() -> None:
+    table = small_table()
+    rows = list(csv.reader(io.StringIO(table.to_csv())))
+    assert rows[0] == ["person", "Email", "Email source", "PhD, year", "PhD, year source"]
+    assert rows[1] == ["Ada Roe", "ada@x.org", "ada.pdf p.2", "", ""]
+    assert rows[2] == ["Bea | Roe", "", "", "1990", "bea.md · Education"]
+    assert table.to_records()[1]["PhD, year source"] == "bea.md · Education"
+
+
+def test_json_has_everything_and_markdown_and_text_are_readable() -> None:
+    table = small_table()
+    d = json.loads(json.dumps(table.to_dict()))
+    assert d["fields"][0] == {"label": "Email", "question": "What is {name}'s email?"}
+    cell = d["rows"][0]["cells"][0]
+    assert cell["value"] == "ada@x.org" and cell["confidence"] == 0.9 and cell["citation"]["quote"] == "mail: ada@x.org"
+    assert d["rows"][0]["cells"][1]["citation"] is None
+    md = table.to_markdown().splitlines()
+    assert md[0] == "| person | Email | PhD, year |" and md[3].startswith("| Bea \\| Roe | – | 1990 _(bea.md")
+    text = table_text(table, 80)
+    assert "ada@x.org" in text and "–" in text and "Bea | Roe" in text
+    card = card_text(table.rows[0])
+    assert "Email: ada@x.org  · very likely (90 %)" in card and "PhD, year: not stated" in card
+    assert '"mail: ada@x.org" ada.pdf · p. 2' in card
+
+
+# -- scoring ------------------------------------------------------------------------------------
+
+def test_the_scorer_counts_right_cells_empty_cells_and_exact_quotes(tmp_path: Path) -> None:
+    gold = tmp_path / "g.jsonl"
+    records = [
+        {"doc": "ada.pdf", "person": "Ada Roe", "field": "Email", "gold": ["ADA@x.org"], "split": "tune"},
+        {"doc": "ada.pdf", "person": "Ada Roe", "field": "PhD, year", "gold": [], "split": "tune"},
+        {"doc": "bea.md", "person": "Bea Roe", "field": "Email", "gold": ["bea@x.org"], "split": "heldout"},
+        {"doc": "bea.md", "person": "Bea Roe", "field": "PhD, year", "gold": [], "split": "heldout"},
+        {"doc": "cy.pdf", "person": "Cy Roe", "field": "Email", "gold": ["cy@x.org"], "split": "heldout"},
+    ]
+    gold.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    stored = {"c1": "Contact\nmail: ada@x.org\n", "c2": "Ph.D. 199O"}  # c2's quote is not in its chunk
+    scores = score_table(small_table(), load_gold(gold), stored.get)
+    assert [s.correct for s in scores] == [True, True, False, False, False]
+    assert [s.exact for s in scores] == [True, None, None, False, None]
+    m = table_metrics(scores)
+    assert (m["cell_accuracy"], m["empty_share"], m["quotes_exact"]) == (1 / 3, 0.5, 0.5)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"doc": "a.pdf", "field": "Email"}\n', encoding="utf-8")
+    with pytest.raises(TableError, match="bad.jsonl:1"):
+        load_gold(bad)
+
+
+# -- the CLI, no model needed --------------------------------------------------------------------
+
+def test_table_and_eval_table_have_help_with_an_example() -> None:
+    for args, example in ((["table", "--help"], "citewise table --format csv"),
+                          (["eval", "table", "--help"], "citewise eval table bench/questions/table.jsonl"),
+                          (["profile", "--help"], "citewise profile")):
+        result = run(args)
+        assert result.exit_code == 0 and "Example" in result.output and example in result.output, result.output
+
+
+def test_bad_fields_on_the_command_line_are_one_line_errors(tmp_path: Path) -> None:
+    one_line_error(run(["table", "--index", str(tmp_path), "--field", "Advisor"]), "'Advisor'", "Label=question")
+    one_line_error(run(["table", "--index", str(tmp_path), "--field", "Advisor=Who advised?"]), "{name}")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[fields\n", encoding="utf-8")
+    one_line_error(run(["table", "--index", str(tmp_path), "--fields", str(bad)]), str(bad), "not valid TOML")
+    one_line_error(run(["profile", "Ada", "--index", str(tmp_path), "--fields", "nope"]), "unknown fields 'nope'")
+
+
+# -- real model, real index ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def seed_table(seed_assistant) -> Table:
+    return seed_assistant.table(choose_fields(extra=[CHILDREN]))
+
+
+@pytest.mark.slow
+def test_the_table_has_a_row_per_person_and_every_quote_is_exact(seed_table: Table, seed_assistant) -> None:
+    assert [r.person for r in seed_table.rows] == seed_assistant.people.names()
+    assert len(seed_table.rows) == 3 and all(len(r.cells) == 7 for r in seed_table.rows)
+    filled = [(r, c) for r in seed_table.rows for c in r.cells if c.citation is not None]
+    assert len(filled) >= 6
+    for row, cell in filled:
+        assert cell.citation is not None
+        stored = seed_assistant.chunk(cell.citation.chunk_id)
+        assert cell.citation.quote in stored.text  # an exact substring of the stored chunk
+        assert cell.citation.doc in row.docs and cell.source.startswith(os.path.basename(cell.citation.doc))
+        assert cell.value and cell.confidence is not None
+    balin = next(r for r in seed_table.rows if r.person == "Muhammed Fatih Balin")
+    assert "Georgia Institute of Technology" in balin.cell("PhD institution").value
+
+
+@pytest.mark.slow
+def test_a_question_the_documents_do_not_answer_leaves_the_cell_empty(seed_table: Table) -> None:
+    for row in seed_table.rows:
+        cell = row.cell("Children")
+        assert cell.value == "" and cell.citation is None and cell.source == ""
+
+
+@pytest.mark.slow
+def test_a_person_named_in_any_form_gets_only_their_row(seed_assistant) -> None:
+    table = seed_assistant.table([Field("PhD institution", "Where did {name} do their PhD?")], people=["M. F. Balin"])
+    assert [r.person for r in table.rows] == ["Muhammed Fatih Balin"]
+    with pytest.raises(TableError, match="no person named 'Nobody Known'"):
+        seed_assistant.table(people=["Nobody Known"])
+
+
+@pytest.mark.slow
+def test_cli_csv_round_trips_with_value_and_source_columns(seed_index_copy: Path, seed_assistant,
+                                                            tmp_path: Path) -> None:
+    out = tmp_path / "people.csv"
+    result = run(["table", "--index", str(seed_index_copy), "--format", "csv", "--out", str(out), "--field", CHILDREN])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"))))
+    labels = [f.label for f in choose_fields(extra=[CHILDREN])]
+    assert rows[0] == ["person", *(h for label in labels for h in (label, f"{label} source"))]
+    people = {p.name: p for p in seed_assistant.people.all()}
+    assert [r[0] for r in rows[1:]] == seed_assistant.people.names()
+    filled = 0
+    for line in rows[1:]:
+        docs = {os.path.basename(d) for d in people[line[0]].docs}
+        pairs = list(zip(line[1::2], line[2::2], strict=True))
+        assert len(pairs) == len(labels) and pairs[-1] == ("", "")  # Children: not stated
+        for value, source in pairs:
+            assert bool(value) == bool(source)
+            assert not source or source.split(" ")[0] in docs
+            filled += bool(value)
+    assert filled >= 6
+
+
+@pytest.mark.slow
+def test_cli_json_md_and_bad_people(seed_index_copy: Path) -> None:
+    result = run(["table", "--index", str(seed_index_copy), "--format", "json", "--people", "Baolin Li"])
+    assert result.exit_code == 0, result.output
+    d = json.loads(result.stdout)
+    assert [r["person"] for r in d["rows"]] == ["Baolin Li"] and len(d["fields"]) == 6
+    md = run(["table", "--index", str(seed_index_copy), "--format", "md", "--people", "Baolin Li"])
+    assert md.output.startswith("| person | Current position |") and "| Baolin Li |" in md.output
+    one_line_error(run(["table", "--index", str(seed_index_copy), "--people", "Nobody Known"]),
+                   "no person named 'Nobody Known'", "Baolin Li")
+
+
+@pytest.mark.slow
+def test_eval_table_scores_the_real_table(tmp_path: Path) -> None:
+    from conftest import PROFILES
+
+    gold = tmp_path / "gold.jsonl"
+    balin = "000_2cae7406d7224669.txt"
+    records = [{"doc": balin, "person": "Muhammed Fatih Balin", "field": "PhD institution",
+                "gold": ["Georgia Institute of Technology"], "split": "tune"},
+               {"doc": balin, "person": "Muhammed Fatih Balin", "field": "Children", "gold": [], "split": "tune"}]
+    gold.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    result = run(["eval", "table", str(gold), "--docs", str(PROFILES), "--index", str(tmp_path / "i"),
+                  "--field", CHILDREN, "--json"])
+    assert result.exit_code == 0, result.output
+    m = json.loads(result.stdout)
+    assert m["all"]["cell_accuracy"] == 1.0 and m["all"]["empty_share"] == 1.0 and m["all"]["quotes_exact"] == 1.0
+    assert m["people"] == 1 and m["cells"] == 7
+    missing = run(["eval", "table", str(gold), "--docs", str(PROFILES), "--index", str(tmp_path / "i")])
+    one_line_error(missing, "Children", "--field")
