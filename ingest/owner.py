@@ -6,6 +6,7 @@ Candidates for the owner come from every source a document offers (`Source` name
   capitalised words, so "Last edited: 5/10/2023 | Aamir Sohail" and "Sharbatanu Chatterjee Last
   updated : 1 February 2025" yield the name and not the date fragment (digits and month names end a
   run); capitals are case-folded ("PIERO DE DOMINICIS") and spacing accents joined ("Pˆarvulescu");
+  a degree or generation nameparser knows ("ADRIAN FORSYTHE Ph.D.", "Jr.") is no word against the name;
 - `heading`: the format's own title (DOCX Title style, HTML `<h1>`, a Markdown `#` heading);
 - `meta`: the author property (PDF Info, DOCX core properties, HTML meta, front matter);
 - `email`, `url`, `filename`: an e-mail local part, a homepage or URL path, the file name, split
@@ -15,26 +16,39 @@ Candidates for the owner come from every source a document offers (`Source` name
 
 Each candidate (variants of one name counted together, `names.names_match`; honorifics that
 nameparser knows dropped) is scored by general evidence with hand-set weights (the `W_*` constants):
-where it sits on page 1 (the largest line; the first line, or the first line holding a person's name
-under a "Curriculum Vitae" line; a byline listing several people gives no credit), how alone it stands
-on its line, whether probablepeople reads it as a person or as an organisation, how many independent
-sources agree (its words found in the e-mail, the URL, the file name, the author property), how often
-it recurs in the author lists relative to the most listed author, and whether the document looks like
-a person's (CV sections, contact details). A candidate needs some evidence that it is a person (the
-tagger, a handle that spells it, the author property, author lists); in a document that does not look
-like a person's it also needs more than its position. The owner is the best candidate only when its
+where it sits on page 1 (the largest line; the first line, or the first name line, one the tagger reads
+whole as one person, under lines that hold no person's name: "Curriculum Vitae", a row of section
+labels, a role, an address; on the first `FIRST_LINES` + 1 lines, or further down when it is set apart,
+bold or larger than the body text, above the first section heading), how alone it stands on its line,
+whether probablepeople reads it as a person or as an organisation, how many independent sources agree
+(its words found in the e-mail, the URL, the file name, the author property), how often it recurs in
+the author lists relative to the most listed author, and whether the document looks like a person's
+(two CV sections, or one under a title that is a person's name, or contact details). A byline listing
+several people gives no place on the page, whether separators part them or one run of capitalised words
+too long for one name holds them (`owner_names.listed_people`); above the first section heading, its
+people, without a line of their own, get no credit from the author lists (a co-author citing their own
+work). A candidate needs some
+evidence that it is a person (the tagger, a handle that spells it, the author property, author lists);
+one that only an e-mail address or a link spells, printed nowhere in the text and not in the file
+name, is none ("firstname.lastname@..."). In a document that does not look like a person's it also
+needs more than its position: author lists, the author property, a handle that spells the whole name,
+or a degree or honorific with it on the title line ("ADRIAN FORSYTHE Ph.D.", which a thing never has)
+and a handle that holds its surname. The owner is the best candidate only when its
 score clears `THRESHOLD` and beats every unrelated candidate near the threshold by `MARGIN`;
 otherwise None: a missing owner costs a little, a wrong one poisons every answer about that person.
 `OwnerDecision.source` says which sources agreed ("title+email+filename"). Nothing is fitted: the
 weights are hand-set on the kinds of evidence, not on documents.
 
 Titles are decided beside the owner, in `ingest.title`. Left out: documents about several people (None),
-nicknames, names written surname-first without a comma, OCR.
+nicknames, names written surname-first without a comma, OCR. The tagger reads most pairs of capitalised
+words as a person ("Annual Report", "Survey Office"); only a word the text also writes in lower case,
+or an organisation's word, tells it otherwise.
 """
 
 from __future__ import annotations
 
 import re
+import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,11 +60,14 @@ from .names import fold, names_match, split_name
 from .owner_authors import author_names, bold_names, clusters
 from .owner_names import (
     _PARTICLES,
+    SURNAME_AGREES,
     _handle_names,
     _handle_words,
     agreement,
+    credentialed,
     line_names,
     line_windows,
+    listed_people,
     normalise,
     person_evidence,
     strip_title,
@@ -116,6 +133,7 @@ class _Cluster:
     position: float = 0.0
     bold: bool = False
     lines: set[int] | None = None
+    credentialed: bool = False  # stands alone on the first or largest line with a degree or honorific
 
     def display(self) -> str:
         # The form on the most prominent line; else what the document prints over forms rebuilt from
@@ -132,6 +150,7 @@ class _Line:
     rank: int
     prominent: bool
     bold: bool
+    set_apart: bool = False  # bold, or larger than the body text of page 1 (known only from a layout)
 
 
 def top_lines(parsed: Parsed, cleaned: str) -> list[_Line]:
@@ -145,7 +164,9 @@ def top_lines(parsed: Parsed, cleaned: str) -> list[_Line]:
         # are not "the largest line": then only the first of them counts as prominent.
         at_top = [i for i, ln in enumerate(lines) if biggest and ln.size >= biggest * 0.97]
         unique_top = len(at_top) <= 3
-        out = [_Line(ln.text, i, bool(biggest) and ln.size >= biggest * 0.97 and (unique_top or i == at_top[0]), ln.bold)
+        body_size = statistics.median(sizes) if sizes else 0.0
+        out = [_Line(ln.text, i, bool(biggest) and ln.size >= biggest * 0.97 and (unique_top or i == at_top[0]), ln.bold,
+                     ln.bold or bool(body_size) and ln.size * 0.97 > body_size)
                for i, ln in enumerate(lines)]
         return [ln for ln in out if ln.rank < TOP_LINES or ln.prominent]
     out = []
@@ -163,13 +184,14 @@ def top_lines(parsed: Parsed, cleaned: str) -> list[_Line]:
     return out
 
 
-def _personal(cleaned: str, sections: Sequence[Section] | None) -> bool:
-    """CV sections, or contact details near the top: the document is about a person."""
+def _personal(cleaned: str, sections: Sequence[Section] | None, titled: bool = False) -> bool:
+    """Two CV sections, or a CV section under a title that is a person's name (`titled`), or contact
+    details near the top: the document is about a person."""
     if sections:
         heads = {heading_key(s.path[-1]) for s in sections}
     else:
         heads = {heading_key(ln) for ln in cleaned.splitlines() if len(ln) < 60} & SECTION_NAMES
-    return len(heads & _CV_SECTIONS) >= 2 or bool(_CONTACT.search(cleaned[:600]))
+    return len(heads & _CV_SECTIONS) + titled >= 2 or bool(_CONTACT.search(cleaned[:600]))
 
 
 def _handles(cleaned: str, path: Path) -> dict[str, list[str]]:
@@ -221,21 +243,40 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             c.lines = (c.lines or set()) | {line}
         return c
 
+    lines = top_lines(parsed, cleaned)
+    # The header ends at the first section heading ("Education"; a name set as a heading is not one).
+    header_end = next((ln.rank for ln in lines if heading_key(ln.text) in SECTION_NAMES), TOP_LINES)
     named_lines = 0  # lines above that hold a name the tagger reads as a person's
-    for ln in top_lines(parsed, cleaned):
-        rank = min(ln.rank, named_lines) if ln.rank <= FIRST_LINES else ln.rank  # "Curriculum Vitae", then the name
-        pos = W_PROMINENT if ln.prominent else (W_RANK[rank] if rank < len(W_RANK) else 0.0)
+    bylines: set[str] = set()  # surnames on header lines of page 1 that list several people
+    titles: list[str] = []  # the largest line of page 1, or the format's title, when it is one person's name
+    for ln in lines:
         windows = line_windows(ln.text) if len(ln.text) <= MAX_LINE else []  # a longer line is prose
+        # The tagger reads the whole line as one person (degrees and honorifics included): a name line.
+        name_line = bool(windows) and person_evidence(normalise(ln.text)) > 0
+        # "Curriculum Vitae", a row of section labels, a role or an address above a name line do not
+        # push it down: on the first lines, or set apart (bold, larger) in the header above the first section.
+        lift = name_line and (ln.rank <= FIRST_LINES or (ln.set_apart and ln.rank < header_end and not named_lines))
+        rank = min(ln.rank, named_lines) if lift else ln.rank
+        pos = W_PROMINENT if ln.prominent else (W_RANK[rank] if rank < len(W_RANK) else 0.0)
         people = {split_name(n)[1] for n, alone in windows if alone == 1.0 and person_evidence(n) > 0}
-        if len(people) > 1:
+        if len(people) > 1 or listed_people(ln.text) > 1:
             pos = 0.0  # a byline or a list of people: its place on the page says nothing about the owner
+            if ln.rank < header_end:  # in the header, a byline; below it, an entry of a list (publications)
+                bylines |= {split_name(n)[1] for n, _ in windows if person_evidence(n) > 0}
+        degree = pos >= W_PROMINENT and name_line and credentialed(ln.text)
         for name, alone in windows:
-            add(name, "title", pos * alone, ln.bold, ln.rank)
-        named_lines += any(person_evidence(name) > 0 for name, _ in windows)
-    for level, heading in parsed.outline[:3]:
+            c = add(name, "title", pos * alone, ln.bold, ln.rank)
+            c.credentialed = c.credentialed or (degree and alone == 1.0)
+        if ln.prominent and name_line:
+            titles += [n for n, alone in windows if alone == 1.0]
+        named_lines += bool(people) or name_line  # (not "Associate Professor" inside a longer part)
+    for i, (level, heading) in enumerate(parsed.outline[:3]):
         if level == 1:
             for name, alone in line_windows(heading):
                 add(name, "heading", W_PROMINENT * alone)
+            # the format's title (DOCX Title, HTML <h1>, Markdown #) is a person's name
+            if i == 0 and len(heading) <= MAX_LINE and person_evidence(normalise(heading)) > 0:
+                titles += [n for n, alone in line_windows(heading) if alone == 1.0]
     meta_author = normalise(parsed.meta_author or "")
     for name in line_names(meta_author):
         if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one
@@ -257,7 +298,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         pattern = re.compile(rf"\b([A-Z][^\W\d_]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][^\W\d_]+)?)[ \t]+((?i:{re.escape(w)}))\b")
         for m in pattern.finditer(cleaned):
             name = f"{m.group(1)} {m.group(2)}"
-            if m.group(2)[1:].islower() and line_names(name) and person_evidence(name) > 0:
+            if m.group(2).istitle() and line_names(name) and person_evidence(name) > 0:
                 add(name, "text")
 
     text = source if source is not None else parsed.text
@@ -270,9 +311,12 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         if count >= 2:
             add(found, "authors")
 
-    personal = _personal(cleaned, sections)
     flat_text = lru_cache(maxsize=1)(lambda: " ".join(fold(cleaned).split()))
     common = lru_cache(maxsize=1)(lambda: _lower_words(cleaned))
+    # A title the tagger reads as a name is a person's unless the text writes a word of it in lower
+    # case ("Annual Report" over "this report"): a name's words are written capitalised.
+    titled = any(not _common_words(t, common(), every=False) for t in titles)
+    personal = _personal(cleaned, sections, titled)
     max_auth = ranked_authors[0][1] if ranked_authors else 1
     scored: list[tuple[float, list[str], _Cluster]] = []
     for c in groups:
@@ -300,11 +344,17 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             evidence["bold" if srcs.get("bold") else "authors"] = W_DOMINANT
         elif n_auth >= 2:
             evidence["authors"] = W_AUTHORS * n_auth / max_auth  # relative to the most listed author
+        if not c.position and split_name(name)[1] in bylines:
+            # One of several people on a byline, with no line of its own: a co-author citing
+            # their own work, which says nothing about whose document it is.
+            evidence.pop("authors", None)
         if ("text" in srcs or "url" in srcs or "email" in srcs) and not c.position:
             # printed in the text with the surname a handle gives, or spelled whole by a link or address
             evidence["text"] = W_TEXT
         if not evidence:
             continue
+        if set(srcs) <= {"email", "url"} and "filename" not in agree and not _printed(name, flat_text()):
+            continue  # only an address spells it, and nothing else does ("firstname.lastname@")
         person = person_evidence(name)
         if _common_words(name, common()):
             continue  # "Annotated Doc", "Python Distro": a thing's name, however its handles spell it
@@ -320,6 +370,10 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         # the text also prints that name: a document cites many addresses, but is named by one file.
         spelled = max(agree.get("email", 0.0), agree.get("filename", 0.0)) >= 1.0 or (
             agree.get("url", 0.0) >= 1.0 and _printed(name, flat_text()))
+        # ... or the name, with a degree or honorific, is the document's first or largest line and a
+        # handle holds its surname: two independent sources ("ADRIAN FORSYTHE Ph.D." over `forsythe_cv.pdf`;
+        # "Annual Report" over `report.txt` has no degree).
+        spelled = spelled or (c.credentialed and person > 0 and handle >= SURNAME_AGREES)
         if not personal and not (recurs or "meta" in evidence or spelled):
             continue
         score = sum(evidence.values()) + person + (W_PERSONAL if personal else 0.0)
@@ -352,16 +406,17 @@ def _lower_words(cleaned: str) -> frozenset[str]:
     return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
 
 
-def _common_words(name: str, lower: frozenset[str]) -> bool:
+def _common_words(name: str, lower: frozenset[str], every: bool = True) -> bool:
     """Whether the document also writes every word of `name` (particles aside) as an ordinary
     lower-case word (each letter run of a hyphenated word: "Shared MIME-info" in a text writing
     "shared" and "mime-info"): a package, product or dataset ("annotated doc", "python distro"), which a
     person's name is not; a person's name has a word written only capitalised ("Price" in "Mark
-    Price" may be a common word, "Mark" may be too, but rarely both in the same document)."""
+    Price" may be a common word, "Mark" may be too, but rarely both in the same document). With
+    `every` False: whether it writes any word of `name` so (a stricter test, for weaker evidence)."""
     # letter runs, as `_lower_words` reads the text: "MIME-info" is "mime" and "info"
     words = [fold(w).lower() for part in name.split() if part.lower() not in _PARTICLES
              for w in re.findall(r"[^\W\d_]+", part) if len(w) > 1]
-    return bool(words) and all(w in lower for w in words)
+    return bool(words) and (all if every else any)(w in lower for w in words)
 
 
 def _printed(name: str, folded_text: str) -> bool:

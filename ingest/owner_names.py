@@ -1,6 +1,8 @@
 """Name candidates for the owner decision (`ingest.owner`): lines of page 1 cut into runs that may be
-a person's name, how strongly probablepeople reads a run as a person (or an organisation), and how
-well a handle (an e-mail local part, a URL, a file name) spells a name.
+a person's name (a degree or generation nameparser knows beside it left out), how strongly probablepeople
+reads a run as a person (or an organisation), whether a line is one person with a degree or honorific
+(`credentialed`), how many people a run too long for one name lists (`listed_people`), and how well a
+handle (an e-mail local part, a URL, a file name) spells a name.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .names import fold, join_spacing_accents, split_name
 
 W_PERSON = 0.5  # probablepeople reads a person
 W_ORG = -1.5  # probablepeople reads an organisation (a word like University, Board, Centre, Ltd)
+SURNAME_AGREES = 0.8  # `agreement` of a handle that holds the surname (1.0: the whole name)
 _MONTHS = frozenset(
     m.lower() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:], *calendar.day_name, *calendar.day_abbr)
 )
@@ -56,14 +59,49 @@ def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
     whole run of capitalised words inside a longer part ("Sharbatanu Chatterjee Last updated"),
     0.25 for a piece of a longer run ("George Mason" in "George Mason University")."""
     out: list[tuple[str, float]] = []
+    for words, runs, extras in _parts(line):
+        for run in runs:
+            upper = all(t.isupper() or len(t.rstrip(".")) <= 1 for t in run)
+            for i, j in _spans(run, max_words):
+                win = run[i:j]
+                alone = 1.0 if len(win) + extras == len(words) else (0.5 if len(win) == len(run) else 0.25)
+                # Capitals are case-folded: a whole name in capitals, or a surname in capitals
+                # beside a mixed-case given name ("Jean DUPONT"); short runs stay (initials "MF").
+                out.append((" ".join(_recase(t) if upper or len(t) >= 4 else t for t in win), alone))
+    return out
+
+
+def listed_people(line: str, max_words: int = 4) -> int:
+    """How many people a run of capitalised words too long for one name lists, read left to right
+    as the longest windows the tagger reads as a person ("Ahmed Elsheikh Michele Bevilacqua Roberto
+    Navigli", a byline whose names no separator parts, lists three); 0 when no run is that long."""
+    most = 0
+    for _words, runs, _extras in _parts(line):
+        for run in runs:
+            if sum(w.lower() not in _PARTICLES for w in run) <= max_words:
+                continue
+            found, i = 0, 0
+            while i < len(run):
+                ends = [j for a, j in _spans(run, max_words) if a == i and person_evidence(" ".join(run[i:j])) > 0]
+                found += bool(ends)
+                i = max(ends, default=i + 1)
+            most = max(most, found)
+    return most
+
+
+def _parts(line: str) -> list[tuple[list[str], list[list[str]], int]]:
+    """Each separator-delimited part of a line: (its words, its runs of name tokens, how many of its
+    words are degrees, acronyms or digits beside a name rather than against it)."""
+    out = []
     for part in _SEPARATORS.split(normalise(line)):
         words = [w.strip("*_'\"") for w in part.split()]
         words = [w for w in words if w]
         mixed = any(not w.isupper() for w in words if _is_name_token(w))
         runs: list[list[str]] = [[]]
-        extras = 0  # acronyms and degrees beside the name ("Jane Roe CV", "Jane Roe PhD"): not name words
+        extras = 0  # degrees and acronyms beside the name ("Jane Roe PhD", "JANE ROE Ph.D.", "Jane Roe CV")
         for w in words:
-            if mixed and len(runs[-1]) >= 2 and _acronym(w) and not _surname_of(" ".join([*runs[-1], w]), w):
+            if (len(runs[-1]) >= 2 and (_suffix(w) or mixed and _acronym(w))
+                    and not _surname_of(" ".join([*runs[-1], w]), w)):
                 extras += 1
                 if runs[-1]:
                     runs.append([])
@@ -74,19 +112,22 @@ def line_windows(line: str, max_words: int = 4) -> list[tuple[str, float]]:
                     extras += 1  # digits and symbols ("2024") say nothing against the name either
                 if runs[-1]:
                     runs.append([])
-        for run in runs:
-            upper = all(t.isupper() or len(t.rstrip(".")) <= 1 for t in run)
-            for i in range(len(run)):
-                for j in range(i + 2, min(len(run), i + max_words) + 1):
-                    win = run[i:j]
-                    if win[0].lower() in _PARTICLES or win[-1].lower() in _PARTICLES or len(win[-1].rstrip(".")) < 2:
-                        continue
-                    if sum(len(t.rstrip(".")) > 1 for t in win) < 2:
-                        continue
-                    alone = 1.0 if len(win) + extras == len(words) else (0.5 if len(win) == len(run) else 0.25)
-                    # Capitals are case-folded: a whole name in capitals, or a surname in capitals
-                    # beside a mixed-case given name ("Jean DUPONT"); short runs stay (initials "MF").
-                    out.append((" ".join(_recase(t) if upper or len(t) >= 4 else t for t in win), alone))
+        out.append((words, runs, extras))
+    return out
+
+
+def _spans(run: list[str], max_words: int) -> list[tuple[int, int]]:
+    """(start, end) of the windows of 2 to `max_words` words of a run that may be a name: not starting
+    or ending with a particle, not ending with an initial, with two words longer than an initial."""
+    out = []
+    for i in range(len(run)):
+        for j in range(i + 2, min(len(run), i + max_words) + 1):
+            win = run[i:j]
+            if win[0].lower() in _PARTICLES or win[-1].lower() in _PARTICLES or len(win[-1].rstrip(".")) < 2:
+                continue
+            if sum(len(t.rstrip(".")) > 1 for t in win) < 2:
+                continue
+            out.append((i, j))
     return out
 
 
@@ -101,6 +142,33 @@ def _surname_of(name: str, word: str) -> bool:
     except Exception:
         return False
     return kind == "Person" and tags.get("Surname") == word
+
+
+def _suffix(word: str) -> bool:
+    """A suffix nameparser knows after a name: a degree or title of office ("Ph.D.", "PhD", "MD",
+    "Esq.") or a generation ("Jr.", "III"); a single letter is an initial, not a suffix."""
+    from nameparser.config import CONSTANTS
+
+    key = word.lower().replace(".", "").rstrip(",")
+    return len(key) > 1 and (key in CONSTANTS.suffix_acronyms or key in CONSTANTS.suffix_not_acronyms)
+
+
+@lru_cache(maxsize=4096)
+def credentialed(line: str) -> bool:
+    """Whether the tagger reads the whole line as one person with a degree or an honorific that
+    nameparser also knows ("ADRIAN FORSYTHE Ph.D.", "Dr. Jane Roe"): a thing has neither."""
+    import probablepeople as pp
+
+    try:
+        tags, kind = pp.tag(normalise(line))
+    except Exception:
+        return False
+    if kind != "Person" or not set(tags) <= _NAME_TAGS or "Surname" not in tags:
+        return False
+    degree = tags.get("SuffixOther", "")
+    honorific = tags.get("PrefixOther", "") or tags.get("PrefixMarital", "")
+    return (bool(degree) and all(_suffix(w) for w in degree.split())) or (
+        bool(honorific) and all(_is_title(w) for w in honorific.split()))
 
 
 def _acronym(word: str) -> bool:
@@ -177,7 +245,7 @@ def agreement(name: str, handle: str) -> float:
         return 0.0
     score = 0.0
     if len(sur) >= 3 and sur in h:
-        score = 0.8
+        score = SURNAME_AGREES
     elif len(sur) >= 5 and sur[: max(4, len(sur) - 2)] in h:
         score = 0.6
     if any(len(g) >= 3 and re.sub(r"[^a-z]", "", g) in h for g in given):

@@ -336,21 +336,26 @@ def test_cli_docs_shows_evidence_and_sets_owners(tmp_path: Path, embedder) -> No
     assert {d["doc"]: d for d in json.loads(result.output)}[str(report)]["owner"] is None
 
 
-def _pdf(path: Path, lines: list[tuple[str, int, str]]) -> Path:
+def _page(path: Path, head: list[tuple[str, int, str]], body: list[tuple[str, str]]) -> Path:
+    """A one-page PDF: `head` lines (text, size, style), then `body` sections (bold heading, plain text)."""
     from fpdf import FPDF
 
     pdf = FPDF()
     pdf.add_page()
-    for text, size, style in lines:
+    for text, size, style in head:
         pdf.set_font("Helvetica", style, size)
         pdf.multi_cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
-    for head, text in CV_BODY:
+    for heading, text in body:
         pdf.set_font("Helvetica", "B", 12)
-        pdf.cell(0, 8, head, new_x="LMARGIN", new_y="NEXT")
+        pdf.cell(0, 8, heading, new_x="LMARGIN", new_y="NEXT")
         pdf.set_font("Helvetica", "", 10)
         pdf.multi_cell(0, 5, text, new_x="LMARGIN", new_y="NEXT")
     pdf.output(str(path))
     return path
+
+
+def _pdf(path: Path, lines: list[tuple[str, int, str]]) -> Path:
+    return _page(path, lines, CV_BODY)
 
 
 def test_layouts_of_other_cvs(tmp_path: Path) -> None:
@@ -388,3 +393,95 @@ def test_realdocs_owners_do_not_need_the_file_name(tmp_path: Path) -> None:
         if owner is None or not names_match(owner, want):
             wrong[name] = owner
     assert not wrong, wrong
+
+
+# -- issue #31 item 6: owners that hold ------------------------------------------------------------------
+# Sections no CV vocabulary knows, and no contact details: nothing but the name says whose it is.
+SURVEY_BODY = [
+    ("Appointments", "Research Scientist at the Northbrook Survey Office since 2016. Field mapping of glacial deposits."),
+    ("Grants", "Regional Sediment Budget, State Geological Fund, 2019 to 2022."),
+]
+
+
+def test_a_name_in_capitals_with_a_degree_agrees_with_the_file_name(tmp_path: Path) -> None:
+    # "TOBIAS WRENFIELD Ph.D." is the title line: the degree is no word against the name standing
+    # alone, and the file name holds the surname, a second source for the same person.
+    head = [("TOBIAS WRENFIELD Ph.D.", 20, "B"), ("Northbrook Survey Office", 10, "")]
+    doc = load_document(_page(tmp_path / "wrenfield_cv.pdf", head, SURVEY_BODY))
+    assert doc.owner == "Tobias Wrenfield" and doc.owner_source == "title+filename", (doc.owner, doc.owner_source)
+    assert doc.title == "Tobias Wrenfield"
+    # Without the file name's agreement the title line alone does not make the document a person's.
+    assert load_document(_page(tmp_path / "vita.pdf", head, SURVEY_BODY)).owner is None
+
+
+def test_a_row_of_section_labels_above_the_name(tmp_path: Path) -> None:
+    # Two columns headed "Current Position" and "Contact Info" come out as one first line; the name is
+    # set apart (larger) further down, above the first section: the first line that is a person's name.
+    head = [("Current Position Contact Info", 14, "B"), ("Associate Professor of Hydrology, Northbrook University", 10, ""),
+            ("Phone: (555) 201-3344", 10, ""), ("Marisol Quintero", 12, "")]
+    doc = load_document(_page(tmp_path / "profile.pdf", head, CV_BODY))
+    assert doc.owner == "Marisol Quintero", (doc.owner, doc.owner_source)
+    assert "title" in doc.owner_source.split("+")
+
+
+def test_a_row_of_labels_over_a_report_gives_no_owner(tmp_path: Path) -> None:
+    # The same layout without a person: "Survey Office", which the tagger reads as a name, is only part
+    # of its line (the whole line it reads as an organisation), so it does not take the first line's place.
+    head = [("Current Position Contact Info", 14, "B"), ("Survey Office, Northbrook", 10, ""),
+            ("Phone: (555) 201-3344", 10, "")]
+    body = [("Summary", "The regional sediment budget was balanced this year. Field teams mapped four basins."),
+            ("Methods", "Cores were taken every kilometre and dated twice.")]
+    assert load_document(_page(tmp_path / "report.pdf", head, body)).owner is None
+
+
+def _docx(path: Path, title: str, blocks: list[tuple[str, str]]) -> Path:
+    import docx
+
+    d = docx.Document()
+    d.add_heading(title, level=0)  # the Title style
+    for head, text in blocks:
+        d.add_heading(head, level=1)
+        d.add_paragraph(text)
+    d.save(str(path))
+    return path
+
+
+def test_a_one_page_docx_titled_by_a_name(tmp_path: Path) -> None:
+    # The format's title is a person's name and under it an education entry: two kinds of evidence
+    # that the document is a person's.
+    doc = load_document(_docx(tmp_path / "resume.docx", "Henrike Vossberg",
+                              [("Education", "Ph.D. in Marine Biology, Northbrook University, 2015")]))
+    assert doc.owner == "Henrike Vossberg" and doc.title == "Henrike Vossberg", (doc.owner, doc.title)
+    # A name as the title over nothing a person's document has: not enough.
+    memo = load_document(_docx(tmp_path / "memo.docx", "Henrike Vossberg",
+                               [("Budget", "The field budget for the spring season is unchanged.")]))
+    assert memo.owner is None
+    # A title that is not a person's name over an education entry: no owner either.
+    notes = load_document(_docx(tmp_path / "notes.docx", "Field Station Handbook",
+                                [("Education", "Outreach courses for local schools run every spring.")]))
+    assert notes.owner is None
+
+
+def test_a_paper_whose_byline_lists_its_authors_without_separators(tmp_path: Path) -> None:
+    # The PDF joins three authors into one run of capitalised words; one of them cites their own work
+    # most, and the e-mail line is a template. A paper by three people has no owner.
+    head = [("Sediment Transport in Braided Rivers", 18, "B"),
+            ("Ahmed Quillon Bora Tennant Cyril Vasko", 11, "B"), ("Northbrook University", 10, ""),
+            ("firstname.lastname@northbrook.example", 10, "")]
+    refs = "\n".join(f"C. Vasko, {co}. Braided channels, part {i}. Journal of Rivers, 20{10 + i}."
+                    for i, co in enumerate(["D. Lund", "E. Marsh", "F. Orr", "G. Pike"]))
+    body = [("Abstract", "We measure bed load in braided rivers over four seasons."), ("References", refs)]
+    doc = load_document(_page(tmp_path / "paper.pdf", head, body))
+    assert doc.owner is None, (doc.owner, doc.owner_source)
+
+
+def test_name_lines_and_degrees() -> None:
+    from ingest.owner_names import line_windows, listed_people
+
+    assert line_windows("TOBIAS WRENFIELD Ph.D.") == [("Tobias Wrenfield", 1.0)]
+    assert line_windows("Jane Roe PhD") == [("Jane Roe", 1.0)]
+    assert line_windows("John Smith Jr.") == [("John Smith", 1.0)]
+    # a surname nameparser also knows as a degree ("MA") stays when the tagger reads it as the surname
+    assert ("Mary Jane Ma", 1.0) in line_windows("Mary Jane Ma")
+    assert listed_people("Ahmed Quillon Bora Tennant Cyril Vasko") >= 2
+    assert listed_people("Radu Andrei Pârvulescu") == 0 and listed_people("Jane Roe") == 0
