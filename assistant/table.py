@@ -238,12 +238,11 @@ def pick_people(everyone: Sequence[Person], names: Sequence[str] | None = None) 
 def lead(quote: str, section: str = "", limit: int = VALUE_CHARS) -> str:
     """The start of `quote` as a cell value: an exact slice of it, without the section heading a chunk
     repeats at its top or a list item's bullet, at most `limit` characters, cut at a space."""
-    text = quote.lstrip()
+    text = quote.lstrip(BULLETS + " \t\r\n")
     heading = section.split(" > ")[-1].strip()
     rest = text[len(heading):]
     if heading and text[: len(heading)].casefold() == heading.casefold() and rest[:1] in "\r\n" and rest.strip():
-        text = rest.lstrip()  # the heading's own line, not a word that starts like it
-    text = text.lstrip(BULLETS + " \t\n")
+        text = rest.lstrip(BULLETS + " \t\r\n")  # the heading's own line, not a word that starts like it
     if len(text) <= limit:
         return text.rstrip()
     cut = text.rfind(" ", 0, limit + 1)

@@ -163,6 +163,7 @@ def test_a_long_quote_is_cut_at_a_space_and_stays_a_slice() -> None:
     assert value in quote and len(value) <= 50 and value.startswith("word0") and not value.endswith(" ")
     assert quote[quote.index(value) + len(value)] == " "
     assert lead("Education Policy and more", "Education") == "Education Policy and more"  # a word, not the heading
+    assert lead("### Current\n\n* Senior Lecturer, 2025", "Positions > Current") == "Senior Lecturer, 2025"
 
 
 def small_table() -> Table:
