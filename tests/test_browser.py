@@ -1,15 +1,18 @@
 """The web UI in a real Chromium (Playwright from PyPI, Debian's chromium via `executable_path`).
 
 A real server on a free port over a private copy of the seed index. The tests ask a seed question,
-watch the answer stream, click citation [1] and check the side panel highlights the quote; then
-upload a new document, ask about it, and remove it. Every step is screenshotted; the screenshots are
+watch the answer stream, click citation [1] and check the side panel highlights the quote; build the
+people table, click a cell to see its quote, sort it and download its CSV; then upload a new
+document, ask about it, and remove it. Every step is screenshotted; the screenshots are
 kept under tests/artifacts/ when a test fails (always, with CITEWISE_KEEP_STEPS=1). With CITEWISE_UPDATE_SCREENSHOTS=1 (or when they are
-missing) the passing run also writes the README screenshots docs/chat.png, docs/profile.png and docs/documents.png.
+missing) the passing run also writes the README screenshots docs/chat.png, docs/profile.png, docs/people.png
+and docs/documents.png.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
 import os
 import re
 import shutil
@@ -30,6 +33,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--no-first-run",
 ]
 ANSWER_TIMEOUT = 120_000  # ms: two shared cores; the first question also loads the model
+TABLE_TIMEOUT = 300_000  # ms: the people table asks 6 questions about each of the 3 seed people
 
 NEW_DOC = """Ilse Vandermolen
 
@@ -277,6 +281,92 @@ def test_abstention_shows_related_passages_distinctly(server, page) -> None:
         related.locator("a.cw-chip").first.click()
         pg.locator("#source-panel mark.cw-quote").wait_for()
         assert norm(pg.inner_text("#source-panel mark.cw-quote")) == norm(expected.related[0].quote)
+
+
+WATCH_PROGRESS = """() => { window.__cwProgress = [];
+  new MutationObserver(() => { const t = document.querySelector('#people-table');
+    const m = t && t.parentElement.innerText.match(/\\d+\\/\\d+ cells/);
+    if (m) window.__cwProgress.push(m[0]); })
+  .observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+
+
+def test_people_table_cell_shows_its_quote_and_csv_downloads(server, page, tmp_path: Path) -> None:
+    pg, steps = page
+    assistant = server["assistant"]
+    people = assistant.people.names()
+    assert len(people) == 3
+
+    pg.goto(server["url"])
+    pg.get_by_role("tab", name="People").click()
+    pg.wait_for_selector("#people-table .cw-empty")  # nothing is built before it is asked for
+    assert pg.locator("#people-table table").count() == 0 and pg.locator("#people-csv").is_disabled()
+    pg.evaluate(WATCH_PROGRESS)
+    pg.click("#people-build")
+    pg.wait_for_selector("#people-table table.cw-people-table", timeout=TABLE_TIMEOUT)
+    steps.shot("built")
+    assert pg.evaluate("() => window.__cwProgress.length") > 0, "no progress was shown while building"
+    rows = pg.locator("#people-table tbody tr")
+
+    def names_shown() -> list[str]:  # a person cell is the name, then their documents' file names
+        return [r.locator("th").first.evaluate("e => e.firstChild.textContent") for r in rows.all()]
+
+    assert names_shown() == people
+    labels = [norm(h.text_content()) for h in pg.locator("#people-table thead button.cw-sort").all()]
+    assert labels[0] == "Person" and len(labels) == 7
+    assert f"{len(people)} people × 6 fields" in pg.inner_text("#people-status")
+
+    # A non-empty cell opens the passage it quotes, the quote highlighted, as a citation does in the chat.
+    filled = pg.locator("#people-table td.cw-cell:not(.cw-cell-empty)")
+    assert filled.count() > 0, "no cell of the table quotes anything"
+    cell = min(filled.all(), key=lambda td: (int(td.get_attribute("data-row") or 0), len(td.inner_text())))
+    row = int(cell.get_attribute("data-row") or -1)
+    col = int(cell.get_attribute("data-col") or -1)
+    person, label = people[row], labels[col + 1]
+    cell.click()
+    mark = pg.locator("#people-panel mark.cw-quote")
+    mark.wait_for()
+    assert "cw-active" in (cell.get_attribute("class") or "")
+    assert norm(pg.locator("#people-panel .cw-cell-who").text_content()) == f"{person} · {label}"
+    chunk_id = norm(pg.inner_text("#people-panel .cw-chunk-id")).removeprefix("passage ")
+    chunk = assistant.chunk(chunk_id)
+    assert chunk is not None and chunk.owner == person
+    expected = assistant.table(people=[person]).rows[0].cells[col]  # the same question, asked by the library
+    assert expected.citation is not None and expected.citation.chunk_id == chunk_id
+    assert norm(mark.inner_text()) == norm(expected.citation.quote)
+    assert norm(pg.locator("#people-panel .cw-cell-answer").text_content()) == norm(expected.value)
+    assert norm(pg.inner_text("#people-panel .cw-passage")) == norm(chunk.text)  # the quote inside its passage
+    assert os.path.basename(chunk.doc) in pg.inner_text("#people-panel")
+    steps.shot("cell-open")
+    readme_screenshot(pg, "people.png")
+
+    # Headings sort in the browser; the panel stays.
+    person_head = pg.locator("#people-table thead th").first
+    person_head.locator("button").click()
+    person_head.locator("button").click()
+    assert person_head.get_attribute("aria-sort") == "descending"
+    assert names_shown() == sorted(people, key=str.casefold, reverse=True)
+    assert pg.locator("#people-panel mark.cw-quote").count() == 1
+    steps.shot("sorted")
+
+    with pg.expect_download() as download:
+        pg.click("#people-csv")
+    target = tmp_path / "people.csv"
+    download.value.save_as(target)
+    assert download.value.suggested_filename == "people.csv"
+    with open(target, encoding="utf-8", newline="") as f:
+        records = list(csv.reader(f))
+    assert records[0][:3] == ["person", labels[1], f"{labels[1]} source"] and len(records[0]) == 1 + 2 * 6
+    assert [r[0] for r in records[1:]] == people
+    assert records[1 + row][1 + 2 * col] == norm(expected.value) and records[1 + row][2 + 2 * col] == expected.source
+
+    # The filter offers the index's people; a table of one of them has their row only.
+    pg.click("#people-filter input")
+    assert pg.locator("#people-filter [role=option]").all_inner_texts() == people
+    pg.get_by_role("option", name=people[-1]).click()
+    pg.click("#people-build")
+    pg.wait_for_function("() => document.querySelectorAll('#people-table tbody tr').length === 1", timeout=TABLE_TIMEOUT)
+    assert names_shown() == [people[-1]] and "1 person × 6 fields" in pg.inner_text("#people-status")
+    assert pg.locator("#people-panel mark").count() == 0  # the old table's quote is gone with it
 
 
 def test_upload_ask_remove(server, page, tmp_path: Path) -> None:

@@ -1,11 +1,14 @@
-"""The web UI's building blocks (HTML, uploads) and the served app's safety, without a browser.
+"""The web UI's building blocks (HTML, uploads, the people table) and the served app's safety, without a browser.
 
-HTML and upload checks run on plain data and real files in tmp (fast); the server tests launch the
-real Gradio app over the seed index and talk to it over HTTP and gradio_client (slow).
+HTML and upload checks run on plain data and real files in tmp (fast); the People tab's build and
+cell views run over the seed index with the real model (slow); the server tests launch the real
+Gradio app over the seed index and talk to it over HTTP and gradio_client (slow).
 """
 
 from __future__ import annotations
 
+import csv
+import html
 import os
 import re
 import socket
@@ -27,11 +30,23 @@ from assistant.ui.chat import (
     streaming_html,
 )
 from assistant.ui.docs import check_upload, doc_key, documents_html, find_doc, safe_name, save_upload
+from assistant.ui.people import build_view, cell_html, no_people_html, table_html
 
 
 def citation(n: int, quote: str, start: int = 0, **kw: Any) -> dict[str, Any]:
     return {"n": n, "chunk_id": f"c{n}ab", "doc": f"/docs/cv{n}.pdf", "page": n, "section": "Education",
             "quote": quote, "score": 0.5, "owner": None, "quote_start": start, **kw}
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def marked(out: str) -> str:
+    """The text of the one `<mark class="cw-quote">` in a passage view, unescaped."""
+    marks = re.findall(r'<mark class="cw-quote">(.*?)</mark>', out, re.S)
+    assert len(marks) == 1, out
+    return html.unescape(marks[0])
 
 
 # -- names and uploads ------------------------------------------------------------------------
@@ -176,6 +191,125 @@ def test_source_html_highlights_exactly_the_quoted_slice() -> None:
     assert "cv.md" in out and "Page" in out and "Ada" in out
     assert 'Education\n<mark class="cw-quote">Georgia' in out  # blank lines folded for reading
     assert "<mark" not in source_html(chunk, 1, 5, 999)  # offsets outside the chunk highlight nothing
+
+
+# -- the People tab ---------------------------------------------------------------------------
+
+PASSAGE = "Education\n\n2024 Northeastern <University>, Boston\nPh.D. in Computer Engineering"
+
+
+def small_table() -> Any:
+    from assistant.answer import Citation
+    from assistant.table import Cell, Field, Row, Table
+
+    quote = "2024 Northeastern <University>, Boston"
+    cite = Citation(1, "c1", "/docs/ada cv.pdf", 2, "Education", quote, 0.9, "Ada <Lovelace>", PASSAGE.index(quote))
+    fields = (Field("PhD institution", "Where did {name} do their PhD?"), Field("Email", "What is {name}'s email?"))
+    rows = (Row("Ada <Lovelace>", ("/docs/ada cv.pdf",), (Cell("PhD institution", "Northeastern <University>", 0.8, cite),
+                                                         Cell("Email", confidence=0.1))),)
+    return Table(fields, rows)
+
+
+def stored(chunk_id: str) -> Any:
+    from index import StoredChunk
+
+    if chunk_id != "c1":
+        return None
+    return StoredChunk(1, "c1", "/docs/ada cv.pdf", 0, 0, len(PASSAGE), 2, "Education", PASSAGE, "", "CV",
+                       "Ada <Lovelace>")
+
+
+def test_people_table_html_has_a_cell_per_field_and_dims_what_is_not_stated() -> None:
+    out = table_html(small_table())
+    assert "<script" not in out and "&lt;Lovelace&gt;" in out and "Northeastern &lt;University&gt;" in out
+    assert re.findall(r"<button[^>]*>([^<]*)</button>", out) == ["Person", "PhD institution", "Email"]
+    cells = re.findall(r'<td class="([^"]+)"[^>]*data-row="(\d+)" data-col="(\d+)"', out)
+    assert cells == [("cw-cell", "0", "0"), ("cw-cell cw-cell-empty", "0", "1")]
+    assert re.search(r'cw-cell-empty"[^>]*>not stated</td>', out)
+    assert "ada cv.pdf p.2" in out  # where the value is quoted from, on hover
+
+
+def test_a_cell_opens_its_passage_with_its_quote_marked_as_in_the_chat() -> None:
+    table = small_table()
+    out = cell_html(table, 0, 0, stored)
+    assert marked(out) == "2024 Northeastern <University>, Boston"
+    assert "Ada &lt;Lovelace&gt; · PhD institution" in out and "Northeastern &lt;University&gt;" in out
+    assert "Where did Ada &lt;Lovelace&gt; do their PhD?" in out and "ada cv.pdf" in out
+    # Without the cell's caption it is the chat's rendering of that citation, character for character.
+    cite = table.rows[0].cells[0].citation
+    start, end = out.index('<div class="cw-cell-caption">'), out.index('<div class="cw-panel-head">')
+    assert out[:start] + out[end:] == source_html(stored("c1").to_dict(), 0, cite.quote_start,
+                                                  cite.quote_start + len(cite.quote))
+    empty = cell_html(table, 0, 1, stored)
+    assert "<mark" not in empty and "Not stated" in empty and "What is Ada &lt;Lovelace&gt;&#x27;s email?" in empty
+    assert "Cell not found" in cell_html(table, 1, 0, stored) and "Cell not found" in cell_html(None, 0, 0, stored)
+    assert "Passage not found" in cell_html(table, 0, 0, lambda _: None)
+    assert "No documents yet" in no_people_html(0) and "none of the 2 documents" in no_people_html(2)
+
+
+@pytest.mark.slow
+def test_people_tab_builds_a_row_per_person_whose_cells_open_their_exact_quote(seed_assistant, seed_index_dir: Path,
+                                                                               tmp_path: Path) -> None:
+    done: list[tuple[int, int, str]] = []
+    view = build_view(seed_assistant, None, lambda *step: done.append(step), tmp_path)
+    people = seed_assistant.people.names()
+    assert len(people) == 3 and view.table is not None
+    assert [r.person for r in view.table.rows] == people
+    assert len(done) == 3 * len(view.table.fields) and done[-1][:2] == (len(done), len(done))
+    rows = re.findall(r'<tr><th scope="row" class="cw-person-cell"[^>]*>([^<]*)<', view.html)
+    assert [html.unescape(r) for r in rows] == people
+    assert "cw-people-error" not in view.status and f"{len(people)} people × 6 fields" in view.status
+
+    opened = 0
+    for i, row in enumerate(view.table.rows):
+        for j, cell in enumerate(row.cells):
+            out = cell_html(view.table, i, j, seed_assistant.chunk)
+            c = cell.citation
+            if c is None:
+                assert "<mark" not in out and "Not stated" in out
+                continue
+            chunk = seed_assistant.chunk(c.chunk_id)
+            assert chunk is not None and chunk.doc in row.docs
+            assert chunk.text[c.quote_start:c.quote_start + len(c.quote)] == c.quote  # the quote is stored text
+            assert norm(marked(out)) == norm(c.quote) and norm(cell.value) in norm(c.quote)
+            opened += 1
+    assert opened, "no cell of the table quotes anything"
+
+    # The CSV: in a temporary folder, never in the index; a value and a source column per field.
+    assert view.csv is not None and view.csv.parent.parent == tmp_path and not view.csv.is_relative_to(seed_index_dir)
+    with open(view.csv, encoding="utf-8", newline="") as f:
+        records = list(csv.reader(f))
+    labels = [fl.label for fl in view.table.fields]
+    assert records[0] == ["person", *(h for label in labels for h in (label, f"{label} source"))]
+    assert [r[0] for r in records[1:]] == people
+    for record, row in zip(records[1:], view.table.rows, strict=True):
+        assert record[1::2] == [norm(c.value) for c in row.cells] and record[2::2] == [c.source for c in row.cells]
+        assert all(bool(v) == bool(src) for v, src in zip(record[1::2], record[2::2], strict=True))
+
+
+@pytest.mark.slow
+def test_people_tab_says_what_went_wrong_in_one_line(seed_assistant, embedder, tmp_path: Path) -> None:
+    from assistant import Assistant, build_index
+
+    unknown = build_view(seed_assistant, ["Nobody Atall"], None, tmp_path)
+    assert unknown.table is None and unknown.csv is None and "cw-people-error" in unknown.status
+    assert "no person named &#x27;Nobody Atall&#x27;" in unknown.status and "\n" not in unknown.status
+
+    def broken(done: int, total: int, what: str) -> None:
+        raise RuntimeError("the disk\nis full")
+
+    failed = build_view(seed_assistant, ["Baolin Li"], broken, tmp_path)
+    assert failed.table is None and "Building the table failed: RuntimeError: the disk is full" in failed.status
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "budget-meeting.md").write_text("# Budget meeting\n\nThe committee approved the budget for the new "
+                                            "library roof.\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    nobody = build_view(Assistant(store, embedder), None, None, tmp_path)
+    assert nobody.table is not None and not nobody.table.rows and nobody.csv is None
+    assert "No people in this index" in nobody.html and "none of the 1 document has a known owner" in nobody.html
+    assert not list(tmp_path.glob("citewise-people-*"))  # no CSV for a failed or empty build
 
 
 @pytest.mark.parametrize("ref", ["#cw-cite-1-../../etc/passwd-0-5", "#cw-cite-x-ab-0-5", "cw-cite-1-ab-0", "javascript:alert(1)"])

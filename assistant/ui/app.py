@@ -1,10 +1,12 @@
-"""The Gradio web UI: a chat whose citations open their source, and a documents tab.
+"""The Gradio web UI: a chat whose citations open their source, a people table whose cells open
+their quote, and a documents tab.
 
-Thin: every handler calls the `Assistant`; HTML comes from `chat` / `docs`, the look from
+Thin: every handler calls the `Assistant`; HTML comes from `chat` / `people` / `docs`, the look from
 `assets`. `/ask`, `/search` and `/documents` are plain API endpoints for `gradio_client`.
 
 Safety: binds 127.0.0.1 unless told; the UI shows only text stored in the index (chunks, document
-records, profile cards), never a file by path. Uploads go to `<index>/uploads/` (see `docs`).
+records, profile cards), never a file by path. Uploads go to `<index>/uploads/` (see `docs`); the
+people table's CSV is written to a temporary folder of this process, removed when it exits.
 Indexing a folder typed into the Documents tab reads that folder as the user running the server,
 exactly like `citewise index PATH`; it is offered only when the server listens on a loopback address
 (or `allow_folders=True` is passed explicitly).
@@ -14,8 +16,11 @@ Left out: multi-user accounts (Gradio's single `auth` pair only) and per-user in
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +34,16 @@ from ingest import CitewiseError  # noqa: E402
 from ingest.discover import SUPPORTED_SUFFIXES  # noqa: E402
 
 from ..api import Assistant  # noqa: E402
-from .assets import BRAND_HTML, BRIDGE_JS, CHAT_PLACEHOLDER, DOCS_JS, launch_styling  # noqa: E402
+from ..table import Table  # noqa: E402
+from .assets import (  # noqa: E402
+    BRAND_HTML,
+    BRIDGE_JS,
+    CHAT_PLACEHOLDER,
+    DOCS_JS,
+    PEOPLE_JS,
+    PEOPLE_PANEL_JS,
+    launch_styling,
+)
 from .chat import (  # noqa: E402
     EMPTY_PANEL,
     answer_html,
@@ -56,6 +70,7 @@ from .docs import (  # noqa: E402
     save_upload,
     stats_html,
 )
+from .people import EMPTY_PEOPLE_PANEL, build_view, cell_html, intro_html  # noqa: E402
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +87,8 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
     """The Blocks app over `assistant` (not launched; `serve` launches it)."""
     uploads = Path(assistant.store.path) / UPLOADS
     max_bytes = max_upload_mb * 1_000_000
+    csv_dir = tempfile.mkdtemp(prefix="citewise-ui-")  # the people CSVs: never inside the index
+    atexit.register(shutil.rmtree, csv_dir, True)
 
     # -- chat --------------------------------------------------------------------------------
     def respond(message: str, history: list[dict[str, Any]], turns: list[dict[str, Any]]) -> Iterator[Any]:
@@ -123,6 +140,29 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
 
     def new_chat() -> tuple[list[Any], list[Any], str]:
         return [], [], EMPTY_PANEL
+
+    # -- people ------------------------------------------------------------------------------
+    def people_names(chosen: list[str] | None) -> Any:
+        names = assistant.people.names()
+        return gr.Dropdown(choices=names, value=[n for n in chosen or [] if n in names])
+
+    def build_people(chosen: list[str] | None, progress: gr.Progress = gr.Progress()) -> tuple[Any, ...]:  # noqa: B008 (Gradio injects it)
+        def step(done: int, total: int, what: str) -> None:
+            progress((done, total), desc=what, unit="cells")
+
+        view = build_view(assistant, chosen, step, csv_dir)
+        if view.table is None:  # an error: its line replaces the status, the table shown stays
+            return gr.skip(), view.status, gr.skip(), gr.skip(), gr.skip()
+        csv = gr.DownloadButton(value=str(view.csv) if view.csv else None, interactive=view.csv is not None)
+        return view.html, view.status, csv, view.table, EMPTY_PEOPLE_PANEL
+
+    def open_cell(table: Table | None, evt: gr.EventData) -> Any:
+        data = evt._data if isinstance(getattr(evt, "_data", None), dict) else {}
+        try:
+            row, col = int(data["row"]), int(data["col"])
+        except (KeyError, TypeError, ValueError):
+            return gr.skip()
+        return cell_html(table, row, col, assistant.chunk)
 
     # -- documents ---------------------------------------------------------------------------
     def doc_views() -> tuple[str, str]:
@@ -224,6 +264,19 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
                     with gr.Column(scale=2, min_width=320):
                         panel = gr.HTML(EMPTY_PANEL, elem_id="source-panel", js_on_load=BRIDGE_JS)
                 turns = gr.State([])
+            with gr.Tab("People", id="people-tab", elem_id="tab-people") as people_tab:
+                with gr.Row(elem_id="people-controls"):
+                    who = gr.Dropdown(label="Only these people", info="Everyone when empty", choices=[], value=[],
+                                      multiselect=True, elem_id="people-filter", scale=4)
+                    build_btn = gr.Button("Build table", elem_id="people-build", variant="primary", scale=1)
+                    csv_btn = gr.DownloadButton("Download CSV", elem_id="people-csv", interactive=False, scale=1)
+                people_status = gr.HTML(elem_id="people-status")
+                with gr.Row(equal_height=False):
+                    with gr.Column(scale=2, min_width=480):
+                        people_table = gr.HTML(intro_html(), elem_id="people-table", js_on_load=PEOPLE_JS)
+                    with gr.Column(scale=1, min_width=320):
+                        people_panel = gr.HTML(EMPTY_PEOPLE_PANEL, elem_id="people-panel", js_on_load=PEOPLE_PANEL_JS)
+                people_state = gr.State(None)
             with gr.Tab("Documents", id="docs-tab", elem_id="tab-docs"):
                 with gr.Row(equal_height=False):
                     with gr.Column(scale=3):
@@ -251,8 +304,13 @@ def build_app(assistant: Assistant, *, allow_folders: bool = True,
         upload.upload(index_uploads, upload, [result, docs, stats, upload], api_visibility="private")
         folder_btn.click(index_folder, folder, [result, docs, stats], api_visibility="private")
         folder.submit(index_folder, folder, [result, docs, stats], api_visibility="private")
+        people_tab.select(people_names, who, who, api_visibility="private", show_progress="hidden")
+        build_btn.click(build_people, who, [people_table, people_status, csv_btn, people_state, people_panel],
+                        api_visibility="private", show_progress_on=people_table, concurrency_limit=1)
+        people_table.click(open_cell, people_state, people_panel, api_visibility="private", show_progress="hidden")
         docs.click(on_docs_click, None, [result, docs, stats], api_visibility="private", show_progress="hidden")
         app.load(doc_views, None, [docs, stats], api_visibility="private", show_progress="hidden")
+        app.load(people_names, who, who, api_visibility="private", show_progress="hidden")
         gr.api(ask, api_name="ask")
         gr.api(search, api_name="search")
         gr.api(documents, api_name="documents")

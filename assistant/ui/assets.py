@@ -1,8 +1,9 @@
-"""The web UI's look and its two small browser scripts (Gradio theme, CSS, JavaScript).
+"""The web UI's look and its small browser scripts (Gradio theme, CSS, JavaScript).
 
 The scripts only turn clicks into Gradio events: a citation chip or a person's name in the chat
-(`BRIDGE_JS`, attached to the source panel) and the two-step remove buttons of the document list
-(`DOCS_JS`). Colours come from Gradio's CSS variables, so the dark theme works too.
+(`BRIDGE_JS`, attached to the source panel), the two-step remove buttons of the document list
+(`DOCS_JS`) and a cell of the people table (`PEOPLE_JS`, which also sorts the table by a column in
+the browser). Colours come from Gradio's CSS variables, so the dark theme works too.
 
 Left out: web fonts (the system font stack is used, nothing is fetched) and a mobile-specific layout.
 """
@@ -61,6 +62,51 @@ element.addEventListener('click', (e) => {
   b.disabled = true;
   b.textContent = 'Removing…';
   trigger('click', {remove: b.dataset.key});
+});
+"""
+
+# The people table: a heading sorts its rows in the browser (numbers in order, "not stated" always
+# last); a click (or Enter) on a cell becomes a `click` event carrying its (row, col) in the built table.
+PEOPLE_JS = """
+const order = (a, b) => a.localeCompare(b, undefined, {numeric: true, sensitivity: 'base'});
+function sortBy(button) {
+  const th = button.closest('th');
+  const table = th.closest('table');
+  const k = Number(button.dataset.col);
+  const asc = th.getAttribute('aria-sort') !== 'ascending';
+  table.querySelectorAll('thead th').forEach((x) => x.setAttribute('aria-sort', 'none'));
+  th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+  const body = table.tBodies[0];
+  const key = (tr) => tr.cells[k].dataset.sort || '';
+  [...body.rows].sort((r1, r2) => {
+    const a = key(r1), b = key(r2);
+    if (!a !== !b) return a ? -1 : 1;
+    return asc ? order(a, b) : order(b, a);
+  }).forEach((tr) => body.appendChild(tr));
+}
+function openCell(td) {
+  element.querySelectorAll('td.cw-active').forEach((x) => x.classList.remove('cw-active'));
+  td.classList.add('cw-active');
+  trigger('click', {row: Number(td.dataset.row), col: Number(td.dataset.col)});
+}
+element.addEventListener('click', (e) => {
+  const sort = e.target.closest && e.target.closest('button.cw-sort');
+  if (sort) { sortBy(sort); return; }
+  const td = e.target.closest && e.target.closest('td.cw-cell');
+  if (td) openCell(td);
+});
+element.addEventListener('keydown', (e) => {
+  const td = (e.key === 'Enter' || e.key === ' ') && e.target.closest && e.target.closest('td.cw-cell');
+  if (!td) return;
+  e.preventDefault();
+  openCell(td);
+});
+"""
+
+PEOPLE_PANEL_JS = """
+watch('value', () => {
+  const m = element.querySelector('mark.cw-quote');
+  if (m) m.scrollIntoView({block: 'nearest'});
 });
 """
 
@@ -198,6 +244,39 @@ button.cw-remove:hover { border-color: #ef4444; color: #ef4444; }
 button.cw-remove.cw-armed { background: #ef4444; border-color: #ef4444; color: #fff; }
 .cw-empty { text-align: center; padding: 36px; color: var(--body-text-color-subdued);
   border: 1px dashed var(--border-color-primary); border-radius: 14px; }
+
+/* people */
+#people-controls { align-items: flex-end; }
+.cw-people-status { font-size: 13px; color: var(--body-text-color-subdued); margin: 2px 2px 0; }
+.cw-people-error { color: #b91c1c; font-weight: 600; }
+.dark .cw-people-error { color: #f87171; }
+.cw-people-wrap { overflow: auto; max-height: 680px; border: 1px solid var(--border-color-primary); border-radius: 12px;
+  background: var(--block-background-fill); }
+.cw-people-table { border-collapse: separate !important; border-spacing: 0; font-size: 13px; }
+.cw-people-table thead th { position: sticky; top: 0; z-index: 1; background: var(--block-background-fill);
+  padding: 0; vertical-align: bottom; }
+button.cw-sort { all: unset; display: block; cursor: pointer; padding: 8px 10px; font: inherit; text-transform: inherit;
+  letter-spacing: inherit; color: inherit; }
+button.cw-sort:hover, button.cw-sort:focus-visible { color: var(--color-accent); }
+.cw-people-table th[aria-sort="ascending"] button.cw-sort::after { content: " ▲"; }
+.cw-people-table th[aria-sort="descending"] button.cw-sort::after { content: " ▼"; }
+.cw-people-table td, .cw-people-table tbody th { vertical-align: top; padding: 8px 10px; min-width: 96px; }
+.cw-people-table tr:last-child th { border-bottom: none; }
+.cw-people-table tbody th.cw-person-cell { text-align: left; font-size: 13px; font-weight: 700; text-transform: none;
+  letter-spacing: normal; color: var(--body-text-color); min-width: 110px; }
+td.cw-cell { cursor: pointer; border-radius: 6px; transition: background .12s; }
+td.cw-cell:hover, td.cw-cell:focus-visible { background: var(--background-fill-secondary); outline: none; }
+td.cw-cell.cw-active { background: #e0e7ff; box-shadow: inset 0 0 0 2px #818cf8; }
+.dark td.cw-cell.cw-active { background: #312e81; }
+td.cw-cell-empty { color: var(--body-text-color-subdued); opacity: .55; font-style: italic; }
+td.cw-cell { line-height: 1.4; }
+.cw-cell-src { font-size: 11px; font-weight: 400; color: var(--body-text-color-subdued); margin-top: 3px;
+  overflow-wrap: anywhere; }
+#people-panel { position: sticky; top: 12px; }
+.cw-cell-caption { margin-bottom: 12px; padding-bottom: 10px; border-bottom: 1px solid var(--border-color-primary); }
+.cw-cell-who { font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .05em;
+  color: var(--body-text-color-subdued); }
+.cw-cell-answer { font-size: 16px; font-weight: 650; margin: 3px 0 4px; color: var(--body-text-color); }
 """
 
 

@@ -231,10 +231,11 @@ def _compact(text: str) -> str:
     return re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n", text)
 
 
-def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int, back: str = "") -> str:
+def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int, back: str = "", caption: str = "") -> str:
     """The stored chunk with the quote [start, end) highlighted, and where it comes from.
 
-    `back` (a person's name) adds a link back to the profile card the citation was opened from.
+    `back` (a person's name) adds a link back to the profile card the citation was opened from;
+    `caption` (HTML, already escaped) goes above the document's name, e.g. the table cell quoted.
     """
     text = str(chunk.get("text") or "")
     if not (0 <= start < end <= len(text)):
@@ -251,7 +252,7 @@ def source_html(chunk: Mapping[str, Any], n: int, start: int, end: int, back: st
     back_link = (f'<a class="cw-person cw-back" href="{esc(person_ref(back))}">← {esc(back)}’s profile</a>'
                  if back else "")
     header = (
-        f'{back_link}<div class="cw-panel-head">{badge}<div><div class="cw-doc-name" title="{esc(chunk.get("doc"))}">'
+        f'{back_link}{caption}<div class="cw-panel-head">{badge}<div><div class="cw-doc-name" title="{esc(chunk.get("doc"))}">'
         f'{esc(name)}</div><div class="cw-doc-title">{esc(chunk.get("title") or "")}</div></div></div>'
         f'<dl class="cw-meta">{"".join(meta)}</dl>'
     )
