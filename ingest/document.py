@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 # re-reads files an older version read, instead of keeping their old parse beside new ones.
 # 2: soft hyphens and U+FFFE/U+FFFF removed (`clean`); 3: a name the text also writes in lower case is no
 # owner, and a header field ("Metadata-Version: 2.1") no title; 4: ... nor one whose hyphenated words it
-# writes in lower case piece by piece ("Shared MIME-info")
-INGEST_VERSION = 4
+# writes in lower case piece by piece ("Shared MIME-info"); 5: owners from a name in capitals with a degree
+# agreeing with the file name, a name line under a row of labels, a format title that is a name; a byline
+# run together names several people (no owner)
+INGEST_VERSION = 5
 
 
 @dataclass(frozen=True)
