@@ -1,7 +1,7 @@
 """Step 2 of the reader: answer candidates cut from the retrieved chunks.
 
-A chunk is cut into pieces: its non-empty lines, and a line longer than `limit` characters into its
-sentences (a sentence still longer is cut at a word boundary). A candidate is a run of one to
+A chunk is cut into pieces (`segments`): its non-empty lines, and a line longer than `limit` characters
+into its sentences (a sentence still longer is cut at a word boundary). A candidate is a run of one to
 `max_pieces` consecutive pieces of one chunk, at most `limit` characters from first to last, kept as
 offsets into `hit.text`, so every quote is an exact substring of the stored chunk.
 
@@ -13,15 +13,13 @@ layout (fonts, indentation), which the chunk text does not carry.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from index import Hit
 
-LIMIT = 300
-_LINE = re.compile(r"[^\n]+")
-_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
+from . import segments
+from .segments import LIMIT
 
 
 @dataclass(frozen=True)
@@ -41,37 +39,8 @@ class Candidate:
     header: int | None  # the piece of its entry header, if any (above the candidate)
 
 
-def _cut(text: str, a: int, b: int, limit: int) -> list[tuple[int, int]]:
-    """(start, end) of the sentences of text[a:b], each cut to at most `limit` characters."""
-    out: list[tuple[int, int]] = []
-    for m in _SENTENCE.finditer(text, a, b):
-        s, e = m.start(), m.end()
-        while s < e and text[s].isspace():
-            s += 1
-        while e - s > limit:
-            cut = text.rfind(" ", s, s + limit)
-            cut = cut if cut > s else s + limit
-            out.append((s, cut))
-            s = cut + 1
-        if e > s:
-            out.append((s, e))
-    return out
-
-
 def pieces_of(hits: Sequence[Hit], limit: int = LIMIT) -> list[Piece]:
-    out: list[Piece] = []
-    for i, h in enumerate(hits):
-        for n, m in enumerate(_LINE.finditer(h.text)):
-            a, b = m.start(), m.end()
-            while a < b and h.text[a].isspace():
-                a += 1
-            while b > a and h.text[b - 1].isspace():
-                b -= 1
-            if b <= a:
-                continue
-            spans = [(a, b)] if b - a <= limit else _cut(h.text, a, b, limit)
-            out.extend(Piece(i, s, e, n) for s, e in spans)
-    return out
+    return [Piece(i, a, b, n) for i, h in enumerate(hits) for a, b, n in segments.pieces(h.text, limit)]
 
 
 def header_like(text: str) -> bool:
