@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: help install install-test chromium screenshots demo test test-fast lint bench clean
+.PHONY: help install install-test chromium screenshots demo test test-fast lint train-reading bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -43,7 +43,7 @@ chromium:  ## Debian's chromium for the browser tests (never `playwright install
 	  else echo "chromium not found and cannot apt-get install it: browser tests will be skipped"; fi; \
 	fi
 
-screenshots: install-test  ## retake docs/chat.png and docs/documents.png with the browser tests
+screenshots: install-test  ## retake the screenshots in docs/ (chat, people, profile, documents) with the browser tests
 	CITEWISE_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/test_browser.py
 
 demo: install  ## index examples/profiles/ and open the chat at http://127.0.0.1:$(PORT)
@@ -58,8 +58,11 @@ test-fast: install-test  ## the suite without tests marked slow
 	$(BIN)/python -m pytest -ra -m "not slow" $(PYTEST_ARGS); rc=$$?; [ $$rc -eq 5 ] && exit 0; exit $$rc
 
 lint: install-test  ## ruff and mypy
-	$(BIN)/ruff check ingest index assistant tests bench
+	$(BIN)/ruff check ingest index assistant tests bench training
 	$(BIN)/mypy
+
+train-reading: install  ## train the reading model into index/models/reading (about 1 h 20 min on 2 cores; data: ../shared/train/reader)
+	$(BIN)/python -m training.train --data ../shared/train/reader
 
 bench: install  ## speed and memory benchmarks; prints numbers and side-by-side ratios
 	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -104,15 +104,19 @@ class NumpyBert:
         from tokenizers import Tokenizer
 
         config = _read(folder / "config.json")
-        weights = {k.removeprefix("bert."): v.astype(np.float32, copy=False)
-                   for k, v in load_file(str(folder / "model.safetensors")).items()}
-        for k in [k for k in weights if k.startswith("encoder.") and k.endswith(".weight") and weights[k].ndim == 2]:
-            weights[k] = np.ascontiguousarray(weights[k].T)  # dense layers: x @ W, one GEMM each
         st = _read(folder / "sentence_bert_config.json") if (folder / "sentence_bert_config.json").is_file() else {}
         max_tokens = int(min(st.get("max_seq_length") or 512, config.get("max_position_embeddings", 512)))
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=max_tokens)
         tokenizer.no_padding()
+        return cls.of(load_file(str(folder / "model.safetensors")), config, max_tokens, tokenizer)
+
+    @classmethod
+    def of(cls, weights: dict[str, np.ndarray], config: dict[str, Any], max_tokens: int, tokenizer: Any) -> NumpyBert:
+        """An encoder from BERT weights as safetensors names them ("bert." prefixes dropped) and its config."""
+        weights = {k.removeprefix("bert."): v.astype(np.float32, copy=False) for k, v in weights.items()}
+        for k in [k for k in weights if k.startswith("encoder.") and k.endswith(".weight") and weights[k].ndim == 2]:
+            weights[k] = np.ascontiguousarray(weights[k].T)  # dense layers: x @ W, one GEMM each
         return cls(weights, int(config["num_attention_heads"]), int(config["num_hidden_layers"]),
                    float(config.get("layer_norm_eps", 1e-12)), max_tokens, tokenizer)
 
@@ -139,6 +143,13 @@ class NumpyBert:
         return out
 
     def _forward(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        h = self.hidden(ids, types, mask)
+        pooled = (h * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def hidden(self, ids: np.ndarray, types: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The last layer's states, (batch, tokens, dim), for token `ids` with their `types` and `mask`."""
         w = self.weights
         b, n = ids.shape
         h = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n][None]
@@ -170,6 +181,4 @@ class NumpyBert:
             inner = _gelu(dense(h, "intermediate.dense"))
             h = _layer_norm(h + dense(inner, "output.dense"), w[p + "output.LayerNorm.weight"],
                             w[p + "output.LayerNorm.bias"], self.eps)
-        pooled = (h * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return h

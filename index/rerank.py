@@ -1,9 +1,11 @@
 """Rerankers: a query and candidate `Hit`s in, the same hits re-scored and re-ranked out.
 
 `Reranker` is the seam; `CrossEncoderReranker` wraps a sentence-transformers `CrossEncoder` from a
-local path the user gives (none ships offline, so reranking is off by default and nothing is ever
-downloaded). Blending the cross-encoder score with the first-stage score is left out: a
-cross-encoder that is worth loading is better on its own.
+local path the user gives; `ReadingReranker` re-scores with citewise's own reading model
+(`index.reading`; `retrieval.reranker = "reading"`). Reranking is off by default: the reading model,
+trained to tell whether a short passage answers a question, re-ranked BEIR chunks worse than the
+fused search (docs/reading-model.md). Blending the reranker's score with the first-stage score is
+left out: a cross-encoder that is worth loading is better on its own.
 """
 
 from __future__ import annotations
@@ -73,3 +75,20 @@ class CrossEncoderReranker:
         pairs = [(query, f"{h.title} | {h.section}\n{h.text}"[: self.max_chars]) for h in hits]
         scores = self.model().predict(pairs, batch_size=self.batch_size, show_progress_bar=False)
         return reorder(hits, [float(s) for s in scores])
+
+
+class ReadingReranker:
+    """The reading model (`index.reading`) as a reranker: each hit's probability of answering the query
+    (its first `max_tokens` tokens are read, beside the query)."""
+
+    def __init__(self, model: Any = None, max_chars: int = 2000) -> None:
+        from .reading import PackagedReader
+
+        self.model = model or PackagedReader()
+        self.max_chars = max_chars
+
+    def rerank(self, query: str, hits: Sequence[Hit]) -> list[Hit]:
+        if not hits:
+            return []
+        reads = self.model.read([(query, h.text[: self.max_chars]) for h in hits])
+        return reorder(hits, [r.p for r in reads])
