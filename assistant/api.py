@@ -32,7 +32,7 @@ from index.build import Progress
 from index.embed import DEFAULT_MODEL
 from index.errors import MergeError
 from index.merge import MergeReport, merge_index
-from index.rerank import CrossEncoderReranker
+from index.rerank import CrossEncoderReranker, ReadingReranker
 from index.shard import Shard
 from index.store import MANIFEST
 
@@ -156,7 +156,8 @@ class Assistant:
         self.embedder = embedder
         self.settings = settings or Settings()
         retrieval = self.settings.retrieval
-        reranker = CrossEncoderReranker(retrieval.reranker) if retrieval.reranker else None
+        reranker = (ReadingReranker() if retrieval.reranker == "reading"
+                    else CrossEncoderReranker(retrieval.reranker) if retrieval.reranker else None)
         self.searcher = Searcher(store, QueryCache(embedder),  # type: ignore[arg-type]  # dim is read-only here
                                  reranker=reranker, rerank_depth=retrieval.rerank_depth, fusion=self.settings.fusion())
         answer = self.settings.answer
@@ -164,8 +165,8 @@ class Assistant:
             model = ReaderModel.load(answer.reader) if answer.reader else None
         except ValueError as exc:  # a missing file, bad JSON or another feature set: one line, the value named
             raise SettingsError(f"answer.reader: {exc}") from None
-        self.reader = Reader(self.searcher.embedder, store=store, model=model,
-                             per_doc=answer.who_chunks)  # one query embedding
+        self.reader = Reader(self.searcher.embedder, store=store, model=model, per_doc=answer.who_chunks,
+                             reading=answer.reading_model, read_top=answer.read_top)  # one query embedding
         self.writer: AnswerWriter = writer or self.reader
         self.people = People(store)
         self._write_lock = threading.Lock()

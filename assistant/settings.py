@@ -192,8 +192,9 @@ class _Retrieval(BaseModel):
                                    description="... by this much of their mean vector")
     scope_owners: bool = Field(default=DEFAULT_FUSION.scope_owners,
                                description="a query naming a document owner searches their documents first")
-    reranker: str | None = Field(default=None, description="folder of a local sentence-transformers cross-encoder "
-                                 "that re-ranks the fused candidates (none ships; off by default)")
+    reranker: str | None = Field(default=None, description="re-ranks the fused candidates: 'reading' (citewise's "
+                                 "reading model) or the folder of a local sentence-transformers cross-encoder "
+                                 "(off by default)")
     rerank_depth: int = Field(default=30, ge=1, le=1000, description="candidates the reranker re-scores")
 
     @field_validator("reranker")
@@ -201,9 +202,11 @@ class _Retrieval(BaseModel):
     def _local_reranker(cls, value: str | None) -> str | None:
         if value is None or value == "":
             return None
+        if value == "reading":
+            return value
         path = Path(value).expanduser()
         if not path.is_dir():
-            raise ValueError(f"no folder at {str(path)!r}: give the folder of a local cross-encoder "
+            raise ValueError(f"no folder at {str(path)!r}: give 'reading' or the folder of a local cross-encoder "
                              "(nothing is downloaded)")
         return str(path)
 
@@ -249,7 +252,21 @@ class AnswerSettings(BaseModel):
     person_k: int = Field(default=PERSON_K, ge=1, le=500,  # see assistant.people.PERSON_K
                           description="a question naming a person: chunks searched in their documents")
     reader: str | None = Field(default=None, description="reader parameters (JSON from `citewise train-reader "
-                               "--out`); default: the packaged assistant/answer/reader.json")
+                               "--out`); default: the packaged assistant/answer/reader.json, or reader-reading.json "
+                               "with a reading model")
+    reading_model: str = Field(default="none", description="a model that reads the best candidates against the "
+                               "question: 'none' (default: measured, not better on held-out questions), 'packaged' "
+                               "(citewise's own, trained by `python -m training.train`; the preset 'reading'), or a "
+                               "local folder (one written by that command, or a sentence-transformers cross-encoder)")
+    read_top: int = Field(default=6, ge=0, le=100, description="candidates the reading model reads per question "
+                          "(each costs about 20 ms on two cores; 'who' questions also read each person's best)")
+
+    @field_validator("reading_model")
+    @classmethod
+    def _reading_model(cls, value: str) -> str:
+        if value in ("packaged", "none", "off") or Path(value).expanduser().is_dir():
+            return value
+        raise ValueError(f"no reading model at {value!r}: give 'packaged', 'none' or a local folder")
 
 
 SECTIONS: dict[str, type[BaseModel]] = {"retrieval": RetrievalSettings, "answer": AnswerSettings}

@@ -70,8 +70,8 @@ def test_unknown_setting_in_a_variable() -> None:
 
 
 def test_unknown_preset_as_option_and_variable() -> None:
-    one_line_error(run(["--preset", "fast", "settings"]), "unknown preset 'fast'", "default, rrf, wide")
-    one_line_error(run(["settings"], CITEWISE_PRESET="fast"), "unknown preset 'fast'", "default, rrf, wide")
+    one_line_error(run(["--preset", "fast", "settings"]), "unknown preset 'fast'", "default, reading, rrf, wide")
+    one_line_error(run(["settings"], CITEWISE_PRESET="fast"), "unknown preset 'fast'", "default, reading, rrf, wide")
 
 
 def test_missing_index(tmp_path: Path) -> None:

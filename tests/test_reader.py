@@ -479,7 +479,7 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
 
     records = [json.loads(line) for line in require_shared(SEED_DEV).read_text().splitlines() if line.strip()]
     records += [dict(records[0], id="held", split="heldout")]  # never read
-    reader = Reader(seed_assistant.embedder, store=seed_assistant.store)
+    reader = Reader(seed_assistant.embedder, store=seed_assistant.store, reading="packaged")
     samples = collect(reader, lambda q: seed_assistant.retrieve_scoped(q)[0], records, tag="seed")
     assert len(samples) == len(records) - 1 and all(s.record.get("id") != "held" for s in samples)
     answerable = [s for s in samples if s.record.get("answer")]
@@ -495,10 +495,17 @@ def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_pat
     assert np.allclose(again.prob(r.x), model.prob(r.x), atol=1e-5)
     docs, xd, _ = doc_features(r)
     assert len(docs) == len(xd) and np.allclose(again.matches(xd), model.matches(xd), atol=1e-5)
-    # --keep-ranker: the candidate ranker and "who" model stay, only answerability is refitted
+    # the second stage: the reading model read the best candidates, and the final probability reads it
+    assert model.r_coef is not None and report["second_cv_top1"] >= 0 and r.read is not None
+    assert (~np.isnan(r.read)).sum() >= 1 and r.first is not None
+    final = again.second(r.first, r.read, r.rr.margin)
+    assert np.allclose(final, model.second(r.first, r.read, r.rr.margin), atol=1e-5)
+    unread = np.isnan(r.read)
+    assert not unread.any() or final[unread].max() < final[~unread].min()  # an unread candidate never wins
+    # --keep-ranker: the candidate ranker stays; the second stage, "who" and answerability are refitted on it
     kept, report = train(samples, keep=model)
-    assert report["kept_ranker"] and np.array_equal(kept.coef, model.coef) and kept.who_threshold == model.who_threshold
-    assert np.array_equal(kept.w_coef, model.w_coef) and 0 < kept.threshold < 1
+    assert report["kept_ranker"] and np.array_equal(kept.coef, model.coef) and kept.r_coef is not None
+    assert 0 < kept.threshold < 1 and 0 < kept.who_threshold < 1
     # a file written before a feature existed: it weighs nothing until fitted beside the kept ranker
     col = NAMES.index("now_match")
     old = model.to_dict()

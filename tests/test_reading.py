@@ -150,3 +150,36 @@ def test_a_users_local_cross_encoder_folder_is_a_reading_model(tmp_path: Path) -
     assert isinstance(model, CrossEncoderReader)
     reads = model.read([("Who mapped the river?", "Edith Crane mapped it in 1761."), ("Who?", "Nothing here.")])
     assert len(reads) == 2 and all(0.0 <= r.p <= 1.0 and r.span == (-1, -1) for r in reads)
+
+
+@pytest.mark.slow
+def test_the_reader_reads_only_the_best_candidates_and_every_persons_best_for_who(seed_index_dir: Path, embedder) -> None:
+    """With the preset `reading`, the reading model reads `read_top` candidates of a fact question and
+    each person's best for a "who" question; a candidate it did not read never outranks one it read;
+    answers still quote their chunks exactly. Off by default: the default reader reads nothing."""
+    from assistant import Assistant, Settings
+    from index import Store
+
+    store = Store.open(seed_index_dir)
+    try:
+        assert Assistant(store, embedder).reader.reading is None
+        a = Assistant(store, embedder, settings=Settings(preset="reading"))
+        assert isinstance(a.reader.reading, PackagedReader) and a.reader.model.r_coef is not None
+        question = "Which company did Baolin Li intern at in the summer of 2022?"
+        hits, _ = a.retrieve_scoped(question)
+        r = a.reader.read(question, hits)
+        read = ~np.isnan(r.read)
+        assert read.sum() == min(a.reader.read_top, len(r.cands))
+        assert r.p[~read].max() < r.p[read].min()
+        answer = a.ask(question)
+        assert not answer.abstained and "Bosch" in answer.answer
+        assert all(c.quote == store.chunk(c.chunk_id).text[c.quote_start:c.quote_start + len(c.quote)]
+                   for c in answer.citations)
+        who = "Who has worked on graph neural networks?"
+        hits, _ = a.retrieve_scoped(who)
+        is_who, per_doc, _ = a.reader.prepare(who, hits)
+        r = a.reader.read(who, per_doc, who=is_who)
+        assert is_who and {r.hits[c.hit].doc for c, done in zip(r.cands, ~np.isnan(r.read), strict=True) if done} \
+            == {h.doc for h in per_doc}
+    finally:
+        store.close()

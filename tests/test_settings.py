@@ -70,7 +70,7 @@ def test_unknown_keys_and_bad_values_are_one_line_errors(tmp_path: Path) -> None
                        ({"retrieval": {"norm": "l2"}}, "choose one of: minmax, z"),
                        ({"retrieval": {"bogus": 1}}, "unknown setting 'retrieval.bogus'"),
                        ({"answers": {}}, "unknown setting 'answers'"),
-                       ({"preset": "nope"}, "unknown preset 'nope'; choose one of: default, rrf, wide")]:
+                       ({"preset": "nope"}, "unknown preset 'nope'; choose one of: default, reading, rrf, wide")]:
         with pytest.raises(SettingsError) as err:
             load_settings(**bad)
         assert words in str(err.value) and "\n" not in str(err.value)

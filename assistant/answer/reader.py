@@ -32,6 +32,7 @@ import numpy as np
 from index import Embedder, Hit
 from index.lemmas import lemma
 from index.lexical import STOPWORDS
+from index.reading import ReadingModel, reading_model
 from ingest.names import fold
 
 from ..people import Person, group_people
@@ -39,7 +40,8 @@ from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
-from .model import ReaderModel, doc_features, untrained
+from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
+from .reread import Reread, reread, unread
 from .resolve import names_one_title, people_named, stored_aliases
 
 log = logging.getLogger(__name__)
@@ -59,8 +61,15 @@ class Reading:
     pieces: tuple[Piece, ...]
     cands: tuple[Candidate, ...]
     x: np.ndarray  # (len(cands), len(NAMES))
-    p: np.ndarray  # (len(cands),)
+    p: np.ndarray  # (len(cands),): the final probability (`ReaderModel.second`)
     unmatched: np.ndarray  # (len(cands),): `features.unmatched`, for answerability
+    first: np.ndarray | None = None  # (len(cands),): the candidate ranker's probability (before reading)
+    rr: Reread | None = None  # what the reading model read (`reread`)
+
+    @property
+    def read(self) -> np.ndarray | None:
+        """The reading model's probability for each candidate (nan: not read), or None."""
+        return self.rr.p if self.rr is not None else None
 
     def text(self, i: int) -> str:
         c = self.cands[i]
@@ -78,9 +87,12 @@ class Reader:
     """Extractive reader with calibrated per-candidate probabilities (see the module docstring)."""
 
     def __init__(self, embedder: Embedder, store: Any = None, model: ReaderModel | None = None,
-                 per_doc: int = 2) -> None:
+                 per_doc: int = 2, reading: ReadingModel | str | None = None, read_top: int = 6) -> None:
         self.embedder = embedder
         self.store = store
+        # the reading model (`index.reading`) reads the ranker's `read_top` best candidates (`reread`)
+        self.reading = reading_model(reading) if isinstance(reading, str) else reading
+        self.read_top = read_top
         self.vectors = VectorCache(embedder)
         # the lines' vectors are kept beside the index, so the next run embeds only lines it has not read
         path = getattr(store, "path", None)
@@ -90,7 +102,7 @@ class Reader:
         self.per_doc = per_doc  # "who" questions read this many of each document's best chunks
         if model is None:
             try:
-                model = ReaderModel.load()
+                model = ReaderModel.load(READING_PARAMS if self.reading is not None else PARAMS)
             except ValueError as exc:  # missing or from another feature set: say so, read with fixed weights
                 log.warning("%s; the reader uses fixed weights until it is refitted", exc)
                 model = untrained()
@@ -108,16 +120,20 @@ class Reader:
                 self._idf = (key, Idf.of_store(self.store))
             return self._idf[1]
 
-    def read(self, question: str, hits: Sequence[Hit]) -> Reading:
+    def read(self, question: str, hits: Sequence[Hit], who: bool = False) -> Reading:
+        """Candidates, features and probabilities of `question` over `hits`; a "who" question (`who`)
+        has every document's best candidate read by the reading model, not only the best few."""
         hits = tuple(hits)
         pieces = tuple(pieces_of(hits))
         cands = tuple(candidates(hits, pieces))
         qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits))
-        p = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
+        first = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
+        rr = reread(self.reading, question, hits, cands, first, self.read_top, per_doc=who) if len(cands) else unread(0)
+        p = self.model.second(first, rr.p, rr.margin)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
         self.keep_vectors()
-        return Reading(question, hits, pieces, cands, x, p, u)
+        return Reading(question, hits, pieces, cands, x, p, u, first, rr)
 
     def keep_vectors(self, force: bool = False) -> None:
         """Save the lines' vectors beside the index once `SAVE_EVERY` new ones were embedded (any new
@@ -158,8 +174,8 @@ class Reader:
         if len(hits) < 2:
             return hits
         is_who, read, _people = self.prepare(question, hits)
-        r = self.read(question, read)
-        sure = bool(r.cands) and self.model.answerable(r.p, r.x, r.unmatched) >= self.model.threshold
+        r = self.read(question, read, who=is_who)
+        sure = bool(r.cands) and self.model.answerable(r.p, r.x, r.unmatched, r.read) >= self.model.threshold
         if is_who:
             doc_p: dict[str, float] = {}
             if sure:
@@ -175,7 +191,7 @@ class Reader:
 
     def write(self, question: str, hits: Sequence[Hit]) -> Answer:
         is_who, hits, people = self.prepare(question, hits)
-        r = self.read(question, hits)
+        r = self.read(question, hits, who=is_who)
         if not r.cands:
             return Answer(question, NOT_FOUND, True, kind="abstain", notes=("nothing was retrieved",))
         if is_who:
@@ -202,7 +218,7 @@ class Reader:
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
         best = int(np.argmax(r.p))
-        p = self.model.answerable(r.p, r.x, r.unmatched)
+        p = self.model.answerable(r.p, r.x, r.unmatched, r.read)
         if p < self.model.threshold:
             return self._abstain(r, self._how_sure(p), p)
         c = r.cands[best]
@@ -212,8 +228,8 @@ class Reader:
         start, end = _with_what_follows(r, c, c.start, end)
         text = hit.text[start:end]
         cite = citation_from_hit(1, hit, start, end, score=p)
-        span = None
-        if kind:
+        span = _read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
+        if span is None and kind:
             idf = self.idf(r.hits)
             owner = owner_tokens(hit.owner)
             words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
@@ -256,7 +272,7 @@ class Reader:
         pm = self.model.matches(xd) if docs else np.zeros(0)
         # Does anyone match at all? The answerability model, over the best candidate of every person:
         # the "who" model ranks documents against each other, so the best one always looks likely.
-        anyone = self.model.answerable(r.p, r.x, r.unmatched)
+        anyone = self.model.answerable(r.p, r.x, r.unmatched, r.read)
         cut = self.model.who_threshold if anyone >= self.model.threshold else math.inf
         match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
         match = self._spelling_names(r, match)
@@ -342,6 +358,17 @@ def _searched(people: Sequence[Person]) -> str:
     if not owned:
         return n(other, "document")
     return f"{n(owned, 'profile')} and {n(other, 'other document')}"
+
+
+def _read_span(r: Reading, i: int, start: int, end: int) -> tuple[int, int] | None:
+    """The answer phrase the reading model's span head points at in candidate `i`, as offsets into the
+    quote text[start:end], when it rates the phrase above "no answer" (margin > 0); else None."""
+    if r.rr is None or not (r.rr.margin[i] > 0):
+        return None
+    a, b = r.rr.span[i]
+    if not (start <= a < b <= end):
+        return None
+    return a - start, b - start
 
 
 def _with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:

@@ -31,7 +31,7 @@ from index import Hit
 
 from .evaluate import split_of
 from .features import NAMES
-from .model import WNAMES, ReaderModel, doc_features, question_features
+from .model import RNAMES, WNAMES, ReaderModel, doc_features, question_features, second_features, second_prob
 from .reader import Reader, Reading
 
 LAMBDAS = (0.001, 0.01, 0.03, 0.1, 0.3)
@@ -80,7 +80,7 @@ def collect(reader: Reader, retrieve: Any, records: Sequence[dict[str, Any]], ta
             continue
         q = str(rec["q"])
         who, hits, _ = reader.prepare(q, retrieve(q))
-        r = reader.read(q, hits)
+        r = reader.read(q, hits, who=who)
         docs = list(rec.get("docs") or [])
         group = f"{tag}:{docs[0]}" if len(docs) == 1 else f"{tag}:multi:{rec.get('id')}"
         out.append(Sample(rec, r, label(rec, r), who or len(docs) >= 2, group))
@@ -199,6 +199,70 @@ def _who_pairs(samples: Sequence[Sample], probs: Sequence[np.ndarray]) -> tuple[
     return np.concatenate(xs), np.array(ys), np.array(qs)
 
 
+Second = tuple[np.ndarray, np.ndarray, np.ndarray, float]
+
+
+def _second_lists(samples: Sequence[Sample], firsts: Sequence[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(read candidate indices, their `RNAMES` rows, labels) of each sample."""
+    out = []
+    for s, first in zip(samples, firsts, strict=True):
+        read = s.reading.read
+        idx = np.flatnonzero(~np.isnan(read)) if read is not None and len(read) else np.zeros(0, int)
+        rr = s.reading.rr
+        x = second_features(first[idx], read[idx], rr.margin[idx]) if len(idx) and rr is not None and read is not None \
+            else np.zeros((0, len(RNAMES)), np.float32)
+        out.append((idx, x, s.labels[idx] if len(idx) else np.zeros(0)))
+    return out
+
+
+def fit_second(samples: Sequence[Sample], firsts: Sequence[np.ndarray], lam: float = 0.01) -> Second:
+    """The second stage: which read candidate answers (the listwise objective of `_fit_ranker` over the
+    read candidates of answerable fact questions, on `RNAMES`), Platt-scaled over every read candidate."""
+    from sklearn.linear_model import LogisticRegression
+
+    lists = _second_lists(samples, firsts)
+    xs = [x for _, x, _ in lists if len(x)]
+    if not xs:
+        n = len(RNAMES)
+        return np.zeros(n, np.float32), np.ones(n, np.float32), np.eye(n, dtype=np.float32)[0], 0.0
+    mean, scale = _standard(xs)
+    train = [(np.zeros(len(y)), (x - mean) / scale, y > 0) for s, (_, x, y) in zip(samples, lists, strict=True)
+             if not s.who and len(y) > 1 and y.sum() > 0]
+    w = _listwise(train, lam, len(mean))
+    z = np.concatenate([((x - mean) / scale) @ w for _, x, _ in lists if len(x)])
+    y = np.concatenate([y for _, x, y in lists if len(x)])
+    if y.min() == y.max():
+        return mean.astype(np.float32), scale.astype(np.float32), w.astype(np.float32), 0.0
+    platt = LogisticRegression(C=1.0, max_iter=1000).fit(z[:, None], y)
+    return (mean.astype(np.float32), scale.astype(np.float32), (float(platt.coef_[0][0]) * w).astype(np.float32),
+            float(platt.intercept_[0]))
+
+
+def _apply_second(first: np.ndarray, reading: Reading, params: Second) -> np.ndarray:
+    read = reading.read
+    if read is None or reading.rr is None or not len(first):
+        return first
+    return second_prob(first, read, reading.rr.margin, params)
+
+
+def second_stage(samples: Sequence[Sample], firsts: Sequence[np.ndarray], folds: int = 5,
+                 lam: float = 0.01) -> tuple[Second, list[np.ndarray], dict[str, Any]]:
+    """Fit the second stage on all samples, and the final probabilities out of fold (folds grouped by
+    document, as the ranker's): what answerability, the thresholds and the "who" model are fitted on."""
+    from sklearn.model_selection import GroupKFold
+
+    groups = np.array([s.group for s in samples])
+    oof: list[np.ndarray] = [f for f in firsts]
+    for tr, te in GroupKFold(n_splits=min(folds, len(set(groups)))).split(samples, groups=groups):
+        params = fit_second([samples[i] for i in tr], [firsts[i] for i in tr], lam)
+        for i in te:
+            oof[i] = _apply_second(firsts[i], samples[i].reading, params)
+    params = fit_second(samples, firsts, lam)
+    report = {"second_cv_top1": round(_top1(samples, oof), 4), "first_cv_top1": round(_top1(samples, firsts), 4),
+              "second_coef": dict(zip(RNAMES, [round(float(c), 4) for c in params[2] / params[1]], strict=True))}
+    return params, oof, report
+
+
 def fit_who(samples: Sequence[Sample], probs: Sequence[np.ndarray], beta: float = 2.0,
             folds: int = 5) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, float], float, dict[str, Any]]:
     """The "who" document model (logistic regression over `WNAMES`) and its threshold.
@@ -299,10 +363,20 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
         who, tw, who_report = fit_who(usable, best_probs)
         report.update(who_report)
     assert best_probs is not None
+    second: Second | None = None
+    if any(s.reading.read is not None and (~np.isnan(s.reading.read)).any() for s in usable):
+        # The second stage is fitted on the ranker's out-of-fold probabilities (a new document's are
+        # not the in-sample ones of a tune question); the "who" model and answerability are then refitted
+        # on its out-of-fold probabilities.
+        firsts = best_probs if keep is None else _oof(usable, float(best_c or 0.03), folds)
+        second, best_probs, second_report = second_stage(usable, firsts, folds)
+        report.update(second_report)
+        who, tw, who_report = fit_who(usable, best_probs)
+        report.update(who_report)
     # Answerability: fact questions (answerable or not), features from out-of-fold candidate p's
-    # (the kept ranker's own p's with `keep`).
+    # (the kept ranker's own p's with `keep` and no reading model).
     facts = [(s, p) for s, p in zip(usable, best_probs, strict=True) if not s.who]
-    qx = np.stack([question_features(p, s.reading.x, s.reading.unmatched) for s, p in facts])
+    qx = np.stack([question_features(p, s.reading.x, s.reading.unmatched, s.reading.read) for s, p in facts])
     qy = np.array([1.0 if s.record.get("answer") else 0.0 for s, _ in facts])
     q_mean, q_scale, q_coef, q_b = _fit(qx, qy, 1.0)
     qp = _prob(qx, q_mean, q_scale, q_coef, q_b)
@@ -316,19 +390,20 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
                         {**(keep.meta if keep is not None else {}), "penalty": best_c, "ranker": "listwise+platt",
                          "cv_top1": best_score, "questions": len(usable), "max_false_abstain": max_false_abstain,
                          **({"answerability_refitted_on_kept_ranker": True} if keep is not None else {})},
-                        q_mean, q_scale, q_coef, q_b, *who)
+                        q_mean, q_scale, q_coef, q_b, *who, *(second or (None, None, None, 0.0)))
     return model, report
 
 
 def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]], *,
                   index_root: str | Path | None = None, embedder: Any = None,
-                  model: ReaderModel | None = None) -> list[Sample]:
+                  model: ReaderModel | None = None, reading: str | None = None) -> list[Sample]:
     """The tune records of each (QA file, documents) pair read as `ask` reads them (`collect`).
 
     The documents (a folder, or several files or folders) are indexed with the real pipeline, once per
     distinct documents, into `index_root/<n>` when given (a re-run embeds nothing new), else a
     temporary directory. `model`:
-    the reader parameters to read with (default: the packaged ones)."""
+    the reader parameters to read with (default: the packaged ones); `reading`: the reading model that
+    reads the best candidates ("packaged", a folder; None: none)."""
     import json
     import tempfile
 
@@ -352,7 +427,7 @@ def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | P
             try:
                 index_paths(paths, store, embedder, prune=True)
                 assistant = Assistant(store, embedder)
-                reader = Reader(embedder, store=store, model=model)
+                reader = Reader(embedder, store=store, model=model, reading=reading)
                 samples += collect(reader, partial(_search_order, assistant), records, tag=str(n))
             finally:
                 store.close()
@@ -361,16 +436,18 @@ def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | P
 
 def train_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
                 out: str | Path | None = None, embedder: Any = None, max_false_abstain: float = 0.05,
-                keep_ranker: str | Path | None = None, keep_answerability: bool = False) -> tuple[ReaderModel, dict[str, Any]]:
+                keep_ranker: str | Path | None = None, keep_answerability: bool = False,
+                reading: str | None = None) -> tuple[ReaderModel, dict[str, Any]]:
     """Fit the reader on the tune records of each (QA file, documents folder) pair and save it to `out`.
 
-    The records are read by `collect_files`. With `keep_ranker` (a parameters file), its candidate
-    ranker and "who" model are kept and only answerability is refitted (`train`); with
-    `keep_answerability` too, its answerability model and thresholds are kept as well, and only the
-    weights of features the file lacks are fitted.
+    The records are read by `collect_files`, with the reading model `reading` reading the best
+    candidates when given (then the second stage is fitted too). With `keep_ranker` (a parameters
+    file), its candidate ranker is kept and only what reads its probabilities is refitted (`train`);
+    with `keep_answerability` too, its answerability model and thresholds are kept as well, and only
+    the weights of features the file lacks are fitted.
     """
     keep = ReaderModel.load(keep_ranker, answerability=keep_answerability) if keep_ranker else None
-    samples = collect_files(sets, index_root=index_root, embedder=embedder, model=keep)
+    samples = collect_files(sets, index_root=index_root, embedder=embedder, model=keep, reading=reading)
     model, report = train(samples, max_false_abstain=max_false_abstain, keep=keep,
                           refit_answerability=not keep_answerability)
     if out:

@@ -224,20 +224,28 @@ def _answer_table(m: dict[str, float]) -> str:
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the parameters here. Default: the packaged reader.json.")
 @click.option("--keep-ranker", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Keep the candidate ranker and \"who\" model of this parameters file (e.g. the packaged "
-                   "reader.json) and refit only the answerability model and its threshold. Features this "
-                   "version has and the file lacks get their weights fitted beside the kept ones.")
+              help="Keep the candidate ranker of this parameters file (e.g. the packaged reader.json) and refit "
+                   "only what reads its probabilities: the second stage over the reading model's scores, the "
+                   "\"who\" model, answerability and the thresholds. Features this version has and the file "
+                   "lacks get their weights fitted beside the kept ones.")
+@click.option("--reading-model", "reading", default="none", show_default=True,
+              help="The reading model that reads the best candidates while fitting: 'packaged', a local folder, "
+                   "or 'none'. With one, the second stage over its scores is fitted and the default output is "
+                   "the packaged reader-reading.json.")
 @click.option("--keep-answerability", is_flag=True,
               help="With --keep-ranker: keep its answerability model and thresholds too, and fit only the "
                    "weights of the features the file lacks.")
 @click.option("--json", "as_json", is_flag=True, help="The fitting report as JSON.")
 @friendly_errors
 def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...], index_root: Path | None,
-                 out: Path | None, keep_ranker: Path | None, keep_answerability: bool, as_json: bool) -> None:
+                 out: Path | None, keep_ranker: Path | None, keep_answerability: bool, reading: str,
+                 as_json: bool) -> None:
     """Fit the answer reader on the tune split of FILE (records without "split" count as tune; heldout
     records are never read): a listwise ranker over candidate features, Platt-scaled, its penalty chosen
-    by cross-validation grouped by document; the abstention threshold for <= 5 % false abstentions; the
-    "who" document model. Use parameters written with --out via CITEWISE_ANSWER__READER=PATH.
+    by cross-validation grouped by document; the second stage over the reading model's scores of the
+    best candidates (fitted on the ranker's out-of-fold probabilities); the abstention threshold for
+    <= 5 % false abstentions; the "who" document model. Use parameters written with --out via
+    CITEWISE_ANSWER__READER=PATH.
 
     \b
     Example:
@@ -247,15 +255,20 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
           --keep-ranker assistant/answer/reader.json --out /tmp/reader.json
       citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
           --keep-ranker /tmp/older-reader.json --keep-answerability --out /tmp/reader.json
+      citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
+          --keep-ranker assistant/answer/reader.json --reading-model packaged --out /tmp/reader-reading.json
     """
-    from ..answer.model import PARAMS
+    from ..answer.model import PARAMS, READING_PARAMS
     from ..answer.train import train_files
 
+    reading_on = reading not in ("none", "off")
+    out = out or (READING_PARAMS if reading_on else PARAMS)
     if keep_answerability and not keep_ranker:
         raise BadInput("--keep-answerability needs --keep-ranker FILE: the parameters whose answerability to keep")
     try:
-        _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out or PARAMS,
-                                keep_ranker=keep_ranker, keep_answerability=keep_answerability)
+        _, report = train_files([(file, docs_dir), *extra], index_root=index_root, out=out,
+                                keep_ranker=keep_ranker, keep_answerability=keep_answerability,
+                                reading=reading if reading_on else None)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
@@ -266,7 +279,9 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
                    f"{report['cv_top1'][str(report['penalty'])]:.3f}, threshold {report['threshold']:.3f}, "
                    f"who threshold {report['who_threshold']:.3f}"
                    + "".join(f"; {n} weighs {w:+.3f}" for n, w in (report.get("added") or {}).items())
-                   + f"; written to {out or PARAMS}")
+                   + (f"; second stage top-1 {report['second_cv_top1']:.3f} (ranker alone {report['first_cv_top1']:.3f})"
+                      if "second_cv_top1" in report else "")
+                   + f"; written to {out}")
 
 
 @click.command("stats")
