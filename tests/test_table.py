@@ -312,7 +312,7 @@ def test_cli_json_md_and_bad_people(seed_index_copy: Path) -> None:
     d = json.loads(result.stdout)
     assert [r["person"] for r in d["rows"]] == ["Baolin Li"] and len(d["fields"]) == 6
     md = run(["table", "--index", str(seed_index_copy), "--format", "md", "--people", "Baolin Li"])
-    assert md.output.startswith("| person | Current position |") and "| Baolin Li |" in md.output
+    assert md.stdout.startswith("| person | Current position |") and "| Baolin Li |" in md.stdout
     one_line_error(run(["table", "--index", str(seed_index_copy), "--people", "Nobody Known"]),
                    "no person named 'Nobody Known'", "Baolin Li")
 
