@@ -27,6 +27,7 @@ from ingest.errors import CitewiseError
 from .beir import BeirData, load_beir, write_corpus
 from .build import index_paths
 from .embed import Embedder
+from .rerank import Reranker
 from .search import DEFAULT_FUSION, MODES, Fusion, Hit, Searcher
 from .store import Store
 from .vector_store import VectorConfig
@@ -111,11 +112,13 @@ def index_beir(data: BeirData, index_dir: Path, embedder: Embedder, vectors: Vec
 def evaluate_beir(folder: str | Path, embedder: Embedder, *, index_dir: str | Path | None = None,
                   modes: Sequence[str] = EVAL_MODES, split: str = "test",
                   max_queries: int | None = None, vectors: VectorConfig | None = None,
-                  milvus_token: str | None = None, fusion: Fusion | None = None) -> dict[str, dict[str, float]]:
+                  milvus_token: str | None = None, fusion: Fusion | None = None,
+                  reranker: Reranker | None = None, rerank_depth: int = 30) -> dict[str, dict[str, float]]:
     """Metrics per mode for the BEIR dataset at `folder`, indexed into `index_dir` (temporary if None)
     with the vector store `vectors` (default FAISS); `default` searches with `fusion` (default:
     `DEFAULT_FUSION`). Asking for `default` also measures `hybrid` (plain RRF, k = 60: the textbook
-    baseline the default must beat) in the same run."""
+    baseline the default must beat) in the same run. With a `reranker`, `default+rerank` is `default`
+    with its first `rerank_depth` documents re-ranked, measured beside it."""
     data = load_beir(folder, split)
     if "default" in modes and "hybrid" not in modes:  # the RRF(60) baseline is always printed beside it
         modes = [*modes, "hybrid"]
@@ -127,7 +130,12 @@ def evaluate_beir(folder: str | Path, embedder: Embedder, *, index_dir: str | Pa
         store, doc_of = index_beir(data, Path(index_dir) if index_dir else Path(tmp), cached, vectors, milvus_token)
         try:
             searcher = Searcher(store, cached, fusion=fusion or DEFAULT_FUSION)
-            return {m: beir_metrics(data.qrels, beir_run(searcher, data, doc_of, m)) for m in modes}
+            results = {m: beir_metrics(data.qrels, beir_run(searcher, data, doc_of, m)) for m in modes}
+            if reranker is not None:
+                reranked = Searcher(store, cached, reranker=reranker, rerank_depth=rerank_depth,
+                                    fusion=fusion or DEFAULT_FUSION)
+                results["default+rerank"] = beir_metrics(data.qrels, beir_run(reranked, data, doc_of, "default"))
+            return results
         finally:
             store.close()
 

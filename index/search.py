@@ -22,6 +22,7 @@ Query expansion with an LLM is left out: nothing here may call a model that is n
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import partial
@@ -267,4 +268,6 @@ class Searcher:
         if self.reranker is None:
             return fn(self.store, self.embedder, query, k, docs)
         candidates = fn(self.store, self.embedder, query, max(k, self.rerank_depth), docs)
-        return self.reranker.rerank(query, candidates)[:k]
+        head = self.reranker.rerank(query, candidates[: self.rerank_depth])
+        rest = [dataclasses.replace(h, rank=r) for r, h in enumerate(candidates[self.rerank_depth:], len(head) + 1)]
+        return (head + rest)[:k]  # past the reranked depth: the first stage's order (and scores)

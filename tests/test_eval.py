@@ -94,6 +94,15 @@ def test_cli_eval_beir_json_shape_and_values(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["eval", "beir", str(folder), "--index", str(tmp_path / "idx"), "--mode", "default"])
     assert again.exit_code == 0 and "default" in again.output and "ndcg@10" in again.output
     assert "hybrid" in again.output  # the RRF(60) baseline is measured beside the default in the same run
+    # The shipped reading model re-ranks default's best documents, measured beside it in the same run.
+    reranked = CliRunner().invoke(main, ["eval", "beir", str(folder), "--index", str(tmp_path / "idx"), "--json",
+                                         "--mode", "default", "--reranker", "reading", "--rerank-depth", "4"])
+    assert reranked.exit_code == 0, reranked.output
+    out = json.loads(reranked.stdout)
+    assert list(out) == ["default", "hybrid", "default+rerank"]
+    assert 0 < out["default+rerank"]["ndcg@10"] <= 1 and out["default+rerank"]["recall@100"] == out["default"]["recall@100"]
+    bad = CliRunner().invoke(main, ["eval", "beir", str(folder), "--reranker", str(tmp_path / "none")])
+    assert bad.exit_code == 2 and "neither 'reading' nor the folder of a local cross-encoder" in bad.output
 
 
 def test_cli_eval_beir_names_a_missing_file(tmp_path: Path) -> None:

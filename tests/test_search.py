@@ -251,6 +251,10 @@ def test_reranker_seam_reorders_the_candidates(seed_index_dir: Path, embedder) -
     assert fake.calls == 1
     assert [h.chunk_id for h in reranked] == [h.chunk_id for h in plain[::-1][:5]]
     assert [h.rank for h in reranked] == [1, 2, 3, 4, 5]
+    # Only the first rerank_depth candidates are re-scored; past them, the first stage's order.
+    deeper = Searcher(store, embedder, reranker=fake, rerank_depth=3).search("graph neural networks", k=6)
+    assert [h.chunk_id for h in deeper] == [h.chunk_id for h in plain[2::-1] + plain[3:6]]
+    assert [h.rank for h in deeper] == [1, 2, 3, 4, 5, 6]
 
 
 def test_cross_encoder_reranker_names_a_missing_model(tmp_path: Path) -> None:

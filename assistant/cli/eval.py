@@ -55,11 +55,17 @@ def eval_group() -> None:
 @click.option("--split", default="test", show_default=True, help="Which qrels/<split>.tsv to use.")
 @click.option("--mode", "modes", multiple=True, help=MODES_HELP)
 @click.option("--max-queries", type=int, help="Only the first N judged queries (quick checks).")
+@click.option("--reranker", metavar="NAME|PATH",
+              help="Also measure default with its best documents re-ranked, beside it (mode default+rerank): "
+                   "'reading' (citewise's reading model) or the folder of a local cross-encoder.")
+@click.option("--rerank-depth", type=click.IntRange(1, 1000), default=30, show_default=True, metavar="N",
+              help="Candidates the reranker re-scores.")
 @click.option("--json", "as_json", is_flag=True, help='{"dense": {...}, "lexical": {...}, "hybrid": {...}, "default": {...}}')
 @vector_store_options
 @friendly_errors
 def eval_beir(folder: Path, index_dir: Path | None, model: str | None, split: str, modes: tuple[str, ...],
-              max_queries: int | None, as_json: bool, vectors: dict[str, Any]) -> None:
+              max_queries: int | None, reranker: str | None, rerank_depth: int, as_json: bool,
+              vectors: dict[str, Any]) -> None:
     """Index a BEIR-layout FOLDER (corpus.jsonl, queries.jsonl, qrels/) with the real pipeline and
     report nDCG@10, Recall@10, Recall@100 and MRR@10 per search mode (pytrec_eval).
 
@@ -67,13 +73,21 @@ def eval_beir(folder: Path, index_dir: Path | None, model: str | None, split: st
     Examples:
       citewise eval beir ../shared/eval/beir/cranfield --index /tmp/cranfield-index
       citewise eval beir ../shared/eval/beir/cranfield --store milvus --mode default
+      citewise eval beir ../shared/eval/beir/cacm --mode default --reranker reading
     """
     from index.evaluate import EVAL_MODES, evaluate_beir
+    from index.rerank import CrossEncoderReranker, ReadingReranker
 
     settings = cli_settings(**vectors)
+    if reranker is not None and reranker != "reading" and not Path(reranker).expanduser().is_dir():
+        raise click.BadParameter(f"{reranker!r} is neither 'reading' nor the folder of a local cross-encoder",
+                                 param_hint="--reranker")
+    chosen = (None if reranker is None else ReadingReranker() if reranker == "reading"
+              else CrossEncoderReranker(reranker))
     results = evaluate_beir(folder, _embedder(model), index_dir=index_dir, modes=modes or EVAL_MODES,
                             split=split, max_queries=max_queries, vectors=settings.vector_config_given(),
-                            milvus_token=settings.token(), fusion=settings.fusion())
+                            milvus_token=settings.token(), fusion=settings.fusion(),
+                            reranker=chosen, rerank_depth=rerank_depth)
     if as_json:
         _dump(results)
     else:
