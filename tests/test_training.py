@@ -121,3 +121,29 @@ def test_train_says_where_the_data_is_missing(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "training.train", "--data", str(tmp_path / "nowhere"), "--no-eval"],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert run.returncode == 2 and "no training data in" in run.stderr
+
+
+def test_figures_score_spans_only_for_a_scorer_that_reads_them(data_dir: Path) -> None:
+    from training.evaluate import squad_figures, table
+
+    questions = [q for q in read_squad(data_dir / "squad20-dev-train.json")]
+    answer = {q.question: q.context[q.answers[0][0]:q.answers[0][1]] for q in questions if q.answers}
+
+    def reader(pairs):  # reads the gold phrase wherever a window holds it: every figure is perfect
+        out = []
+        for question, window in pairs:
+            phrase = answer.get(question, "\0")
+            at = window.find(phrase)
+            out.append((1.0, (at, at + len(phrase)), 5.0) if at >= 0 else (0.0, (-1, -1), -5.0))
+        return out
+
+    def cosine(pairs):  # no span head: nothing to read, so no EM/F1 (not the 0 that "" against "the" gives)
+        return [(float(len(set(q.split()) & set(w.split()))), (-1, -1), float("nan")) for q, w in pairs]
+
+    read = squad_figures(questions, reader, progress=False)
+    assert read["right_first"] == 1.0 and read["auc"] == 1.0 and read["em"] == 100.0 and read["f1"] == 100.0
+    plain = squad_figures(questions, cosine, progress=False)
+    assert 0.0 <= plain["auc"] <= 1.0 and plain["em"] != plain["em"] and plain["f1"] != plain["f1"]  # nan
+    text = table({"reader": {"validation": read, "heldout": read},
+                  "cosine": {"validation": plain, "heldout": plain, "wikiqa": {"map": 0.5, "mrr": 0.5}}})
+    assert "| cosine | heldout | 8 |" in text and "| - | - | 0.500 | 0.500 |" in text and "nan" not in text

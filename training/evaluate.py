@@ -126,6 +126,8 @@ def squad_figures(questions: Sequence[Question], scorer: Scorer, threshold: floa
             f1s.append(max(f1(pred, g) for g in golds))
         else:
             neg.append(p)
+    if not any(sc[1][0] >= 0 for sc in scored):  # a scorer without a span head (the cosine) reads no phrase
+        ems, f1s = [math.nan], [math.nan]
     chosen = best_threshold(pos, neg) if threshold is None and pos and neg else (threshold or 0.5)
     acc = (sum(v >= chosen for v in pos) + sum(v < chosen for v in neg)) / max(len(pos) + len(neg), 1)
     return {"questions": len(pos) + len(neg), "answerable": len(pos), "windows": len(pairs),
@@ -213,9 +215,10 @@ def table(figures: dict[str, dict[str, Any]]) -> str:
             s = f[part]
             w = f.get("wikiqa") or {}
             wiki = (f"{w['map']:.3f} | {w['mrr']:.3f}" if w and part == "heldout" else " | ")
-            span = f"{s['em']:.1f} | {s['f1']:.1f}" if s["f1"] or s["em"] else "- | -"
+            span = "- | -" if math.isnan(s["f1"]) else f"{s['em']:.1f} | {s['f1']:.1f}"
+            by_margin = "-" if math.isnan(s["auc_margin"]) else f"{s['auc_margin']:.3f}"
             rows.append(f"| {name} | {part} | {s['questions']} | {s['right_first']:.3f} | {s['auc']:.3f} | "
-                        f"{s['auc_margin']:.3f} / {s['auc_both']:.3f} | "
+                        f"{by_margin} / {s['auc_both']:.3f} | "
                         f"{s['accuracy']:.3f} ({s['threshold']:.3f}) | {span} | {wiki} |")
     return "\n".join(rows)
 
