@@ -39,6 +39,7 @@ otherwise None: a missing owner costs a little, a wrong one poisons every answer
 `OwnerDecision.source` says which sources agreed ("title+email+filename"). Nothing is fitted: the
 weights are hand-set on the kinds of evidence, not on documents.
 
+What page 1 and the header offer (lines, handles, a person's look) is read in `ingest.owner_page`.
 Titles are decided beside the owner, in `ingest.title`. Left out: documents about several people (None),
 nicknames, names written surname-first without a comma, OCR. The tagger reads most pairs of capitalised
 words as a person ("Annual Report", "Survey Office"); only a word the text also writes in lower case,
@@ -48,7 +49,6 @@ or an organisation's word, tells it otherwise.
 from __future__ import annotations
 
 import re
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -72,6 +72,17 @@ from .owner_names import (
     person_evidence,
     strip_title,
 )
+from .owner_page import (
+    EMAIL,
+    LINK,
+    MAX_LINE,
+    TOP_LINES,
+    URL,
+    contact_handles,
+    looks_personal,
+    top_lines,
+    url_words,
+)
 from .parsed import Parsed
 from .structure import SECTION_NAMES, heading_key
 
@@ -81,10 +92,7 @@ __all__ = ["THRESHOLD", "MARGIN", "Candidate", "OwnerDecision", "author_counts",
 THRESHOLD = 2.0  # evidence an owner must reach (about two independent kinds of support)
 MARGIN = 0.75  # and its lead over any unrelated candidate that is itself near the threshold
 RIVAL = THRESHOLD - MARGIN / 2  # a candidate scoring less is no rival (a role or place on line 5)
-TOP_LINES = 12  # lines of page 1 read for candidates
-MAX_LINE = 160  # characters: a longer line is a paragraph of prose, not a name line
 FIRST_LINES = 2  # a name on one of these lines counts as first when no line above holds a person's name
-HEADER_CHARS = 1000  # where contact details (e-mail, homepage) of the owner are looked for
 
 # Weights of the evidence (hand-set, not fitted; see the module docstring).
 W_PROMINENT = 1.0  # on the largest line of page 1, or the format's title
@@ -99,18 +107,6 @@ W_DOMINANT = 2.5  # dominates the author lists, or is set in bold again and agai
 W_PERSONAL = 0.5  # the document looks like a person's (CV sections, contact details at the top)
 W_RECUR = 0.3  # on several of the first lines
 W_TEXT = 0.3  # a full name printed in the text whose surname a handle spells
-
-_EMAIL = re.compile(r"([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)")
-_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+|\b[\w-]+(?:\.[\w-]+)*\.(?:github\.io|com|org|net|edu|io|me|ch|de|fr|uk|ca)(?:/[^\s<>()\[\]\"']*)?", re.I)
-_LINK = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+", re.I)
-_CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\(?\d{1,3}\)?[ -]?\d{3}[ -]\d{3,4}[ -]?\d{0,4}|linkedin|github\.com", re.I)
-_CV_SECTIONS = frozenset(
-    {"education", "experience", "work experience", "professional experience", "employment", "publications",
-     "selected publications", "skills", "awards", "honors & awards", "honors", "research experience",
-     "teaching experience", "talks", "invited talks", "services", "service", "employment history", "interests",
-     "areas of interest", "research interests", "academic positions", "positions", "teaching", "research"}
-)
-
 
 @dataclass(frozen=True)
 class Candidate:
@@ -141,73 +137,6 @@ class _Cluster:
         order = {"title": 0, "heading": 0, "meta": 1, "text": 2, "authors": 2, "bold": 2, "email": 3, "url": 3,
                  "filename": 4}
         return max(self.names, key=lambda n: (n[2], -order.get(n[1], 5), len(n[0].split()), len(n[0])))[0]
-
-
-# -- the document ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Line:
-    text: str
-    rank: int
-    prominent: bool
-    bold: bool
-    set_apart: bool = False  # bold, or larger than the body text of page 1 (known only from a layout)
-
-
-def top_lines(parsed: Parsed, cleaned: str) -> list[_Line]:
-    """The first lines of page 1, with which of them is set largest."""
-    if parsed.lines:
-        first_page = min(ln.page for ln in parsed.lines)
-        lines = [ln for ln in parsed.lines if ln.page == first_page and len(ln.text.strip()) > 1][:TOP_LINES * 3]
-        sizes = [ln.size for ln in lines if ln.size > 0]
-        biggest = max(sizes) if sizes else 0.0
-        # Several lines at the top size (a form's headings, a CV whose name is set like its sections)
-        # are not "the largest line": then only the first of them counts as prominent.
-        at_top = [i for i, ln in enumerate(lines) if biggest and ln.size >= biggest * 0.97]
-        unique_top = len(at_top) <= 3
-        body_size = statistics.median(sizes) if sizes else 0.0
-        out = [_Line(ln.text, i, bool(biggest) and ln.size >= biggest * 0.97 and (unique_top or i == at_top[0]), ln.bold,
-                     ln.bold or bool(body_size) and ln.size * 0.97 > body_size)
-               for i, ln in enumerate(lines)]
-        return [ln for ln in out if ln.rank < TOP_LINES or ln.prominent]
-    out = []
-    for raw in cleaned.splitlines():
-        text = raw.strip()
-        if not text:
-            continue
-        heading = text.startswith("# ")
-        text = text.lstrip("#*-> ").strip()
-        if text:
-            prominent = heading or (parsed.title is not None and normalise(text) == normalise(parsed.title))
-            out.append(_Line(text, len(out), prominent, False))
-        if len(out) >= TOP_LINES:
-            break
-    return out
-
-
-def _personal(cleaned: str, sections: Sequence[Section] | None, titled: bool = False) -> bool:
-    """Two CV sections, or a CV section under a title that is a person's name (`titled`), or contact
-    details near the top: the document is about a person."""
-    if sections:
-        heads = {heading_key(s.path[-1]) for s in sections}
-    else:
-        heads = {heading_key(ln) for ln in cleaned.splitlines() if len(ln) < 60} & SECTION_NAMES
-    return len(heads & _CV_SECTIONS) + titled >= 2 or bool(_CONTACT.search(cleaned[:600]))
-
-
-def _handles(cleaned: str, path: Path) -> dict[str, list[str]]:
-    """E-mail local parts and URLs near the top (contact details), and the file name."""
-    header = cleaned[:HEADER_CHARS]
-    emails = [m.group(1) for m in _EMAIL.finditer(header)]
-    urls = [u for u in _URL.findall(header) if "@" not in u]
-    return {"email": emails, "url": urls, "filename": [path.stem]}
-
-
-def _url_words(url: str) -> list[list[str]]:
-    """Word groups of a URL: each host label and path segment split into words."""
-    url = re.sub(r"^(?:https?://)?(?:www\.)?", "", url, flags=re.I)
-    host, _, rest = url.partition("/")
-    labels = host.split(".")[:-1]
-    return [_handle_words(seg) for seg in [*labels, *rest.split("/")] if seg]
 
 
 def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: Sequence[Section] | None = None,
@@ -282,13 +211,13 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one
             add(name, "meta")
 
-    handles = _handles(cleaned, path)
+    handles = contact_handles(cleaned, path)
     for kind in ("email", "filename"):
         for h in handles[kind]:
             for name in _handle_names(_handle_words(h)):
                 add(name, kind)
-    for url in _LINK.findall(cleaned):  # explicit links anywhere (cheap); bare domains only in the header
-        for words in _url_words(url):
+    for url in LINK.findall(cleaned):  # explicit links anywhere (cheap); bare domains only in the header
+        for words in url_words(url):
             for name in _handle_names(words):
                 add(name, "url")
     # A full name in the text whose surname a handle spells (a CV that prints its owner only in a list).
@@ -316,7 +245,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     # A title the tagger reads as a name is a person's unless the text writes a word of it in lower
     # case ("Annual Report" over "this report"): a name's words are written capitalised.
     titled = any(not _common_words(t, common(), every=False) for t in titles)
-    personal = _personal(cleaned, sections, titled)
+    personal = looks_personal(cleaned, sections, titled)
     max_auth = ranked_authors[0][1] if ranked_authors else 1
     scored: list[tuple[float, list[str], _Cluster]] = []
     for c in groups:
@@ -402,7 +331,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
 
 def _lower_words(cleaned: str) -> frozenset[str]:
     """The words a document writes in lower case, outside e-mail addresses and links (accent-free)."""
-    prose = _URL.sub(" ", _EMAIL.sub(" ", cleaned))
+    prose = URL.sub(" ", EMAIL.sub(" ", cleaned))
     return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
 
 

@@ -13,8 +13,9 @@ import re
 from pathlib import Path
 
 from .names import fold, names_match
-from .owner import MAX_LINE, TOP_LINES, _tokens
+from .owner import _tokens
 from .owner_names import _MONTHS, W_ORG, line_names, normalise, person_evidence
+from .owner_page import MAX_LINE, TOP_LINES
 from .parsed import Parsed
 from .structure import SECTION_NAMES, heading_key
 
