@@ -34,10 +34,6 @@ class Reread:
     margin: np.ndarray  # (len(cands),): span margin over "no answer", nan when not read
     span: tuple[tuple[int, int], ...]  # answer phrase in the chunk text, (-1, -1) when none
 
-    @property
-    def read(self) -> np.ndarray:
-        return ~np.isnan(self.p)
-
 
 def unread(n: int) -> Reread:
     return Reread(np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32), ((-1, -1),) * n)
