@@ -337,6 +337,7 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
     report: dict[str, Any] = {"questions": len(usable), "candidates": int(sum(len(s.labels) for s in usable)),
                               "positives": int(sum(s.labels.sum() for s in usable)), "cv_top1": {}}
     best_probs: list[np.ndarray] | None = None
+    reads = any(s.reading.read is not None and (~np.isnan(s.reading.read)).any() for s in usable)
     if keep is not None:
         keep, report["added"] = add_features(usable, keep)
         if not refit_answerability:
@@ -360,11 +361,12 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
                 best_c, best_score, best_probs = c, score, probs
         assert best_probs is not None
         mean, scale, coef, b = _fit_ranker(usable, best_c)
-        who, tw, who_report = fit_who(usable, best_probs)
-        report.update(who_report)
+        if not reads:  # else fitted below, on the second stage's probabilities
+            who, tw, who_report = fit_who(usable, best_probs)
+            report.update(who_report)
     assert best_probs is not None
     second: Second | None = None
-    if any(s.reading.read is not None and (~np.isnan(s.reading.read)).any() for s in usable):
+    if reads:
         # The second stage is fitted on the ranker's out-of-fold probabilities (a new document's are
         # not the in-sample ones of a tune question); the "who" model and answerability are then refitted
         # on its out-of-fold probabilities.
