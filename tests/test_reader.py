@@ -19,7 +19,8 @@ from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.model import PARAMS, ReaderModel, doc_features
-from assistant.answer.reader import Reader
+from assistant.answer.reader import Reader, names_owner
+from assistant.answer.resolve import with_addresses
 from index import Hit, Store
 
 pytestmark = pytest.mark.slow
@@ -257,6 +258,50 @@ def test_fitted_parameters_ship_as_json_and_load_without_sklearn():
             "ReaderModel.load(); "
             "import assistant.api; assert 'sklearn' not in sys.modules, 'sklearn on the ask path'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_shape():
+    assert detect.asked("What is Roland Haas's email?") == "email"
+    assert detect.asked("What is the e-mail address of Jane Roe?") == "email"
+    assert detect.asked("Which email address does she use?") == "email"
+    assert detect.asked("What is Jane Roe's website?") == detect.asked("What is her home page?") == "url"
+    assert detect.asked("What is the URL of her homepage?") == "url"
+    # the noun must be what is asked: an email as a topic, a postal address or a site asks for none
+    assert detect.asked("Which paper mentions email spam?") == ""
+    assert detect.asked("What is the address of Jane Roe?") == ""
+    assert detect.asked("What is the site of the accident?") == ""
+    assert detect.asked("Who sent the email?") == "person"
+    text = "Contact: # rhaas@illinois.edu, www.ncsa.illinois.edu/ and https://github.com/jroe/x. See Ph.D., e.g. 2.5"
+    assert [text[a:b] for a, b in detect.shapes("email", text)] == ["rhaas@illinois.edu"]
+    assert [text[a:b] for a, b in detect.shapes("url", text)] == ["www.ncsa.illinois.edu/", "https://github.com/jroe/x"]
+    assert detect.holds("email", text) and not detect.holds("email", "no address here")
+    # an address is a person's own when it spells part of their name
+    assert names_owner("rhaas@illinois.edu", "Roland Haas") and names_owner("m.f.balin@gmail.com", "M. F. Balin")
+    assert names_owner("sharbat.ch", "Sharbatanu Chatterjee") and names_owner("mfbal.in", "Muhammed Fatih Balin")
+    assert names_owner("https://www.jose-perez.org/cv", "José Pérez")
+    assert not names_owner("jsmith@example.edu", "Jane Roe") and not names_owner("ng@example.org", "Andrew Ng")
+
+
+def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, tmp_path, embedder):
+    a = seed_assistant.ask("What is Muhammed Fatih Balin's email?")
+    assert not a.abstained and a.fact == "m.f.balin@gmail.com" and a.answer.startswith("m.f.balin@gmail.com [1]")
+    assert a.citations[0].quote.count("\n") == 0 and "m.f.balin@gmail.com" in a.citations[0].quote  # its line
+    _quotes_exact(seed_assistant, a)
+    assert seed_assistant.ask("What is Burak Bartan's email address?").abstained  # his profile gives none
+    # the documents of a person are looked through for an address the search does not find
+    balin = next(d.doc for d in seed_assistant.documents() if d.owner == "Muhammed Fatih Balin")
+    found = with_addresses(seed_assistant.store, [], [balin], "email")
+    assert found and all(detect.shapes("email", h.text) for h in found) and found[0].rank == 1
+    assert with_addresses(seed_assistant.store, found, [balin], "email") == found  # nothing twice
+    # a referee's address is not the owner's: the reader abstains rather than give it
+    cv = tmp_path / "roe.md"
+    cv.write_text("# Jane Roe\n\nCurriculum vitae\n\n## Education\n\nPhD in Chemistry, University of Tartu, 2015\n\n"
+                  "## References\n\nProf. John Smith, University of Tartu, jsmith@ut.example.edu\n", encoding="utf-8")
+    build_index([cv], tmp_path / "idx", embedder=embedder)
+    store = Store.open(tmp_path / "idx")
+    store.set_owner(store.documents()[0].doc, "Jane Roe")  # as `citewise docs --set-owner` does
+    answer = Assistant(store, embedder).ask("What is Jane Roe's email?")
+    assert answer.abstained and "jsmith" not in answer.answer and "Jane Roe's name" in answer.notes[-1]
 
 
 def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assistant):

@@ -2,9 +2,12 @@
 
 The kind asked comes from English interrogative syntax only ("when" / "what year" -> date,
 "how" + an adjective or adverb -> number, "who" / "whom" / "whose" -> person, "where" -> place or
-organisation). What a text holds comes from general libraries and shapes: dateparser for dates (on
-the chosen candidate only; it is slow), year-like numbers, digits and currency signs, and
-probablepeople's person / corporation tagging of capitalised runs. No domain words.
+organisation), and from the noun a "what" question asks for when that noun names a kind with a
+written shape of its own ("What is Jane Roe's email?" -> email, "Which website ...?" -> url;
+`SHAPED`). What a text holds comes from general libraries and shapes: dateparser for dates (on
+the chosen candidate only; it is slow), year-like numbers, digits and currency signs,
+probablepeople's person / corporation tagging of capitalised runs, and the shapes of e-mail and web
+addresses. No domain words.
 """
 
 from __future__ import annotations
@@ -17,7 +20,19 @@ from functools import lru_cache
 
 from .present import OPEN_END
 
-KINDS = ("date", "number", "person", "place")
+SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
+KINDS = ("date", "number", "person", "place", *SHAPED)
+# the nouns that ask for a shaped kind, alone or as the head of a two-word noun ("email address", "web page")
+_SHAPE_NOUNS = {"email": "email", "e-mail": "email", "emails": "email", "e-mails": "email",
+                "website": "url", "websites": "url", "web-site": "url", "homepage": "url", "home-page": "url",
+                "webpage": "url", "web-page": "url", "url": "url", "urls": "url"}
+_SHAPE_PAIRS = {("web", "page"): "url", ("home", "page"): "url", ("web", "site"): "url", ("web", "address"): "url"}
+_END = r"[^\s<>\"'()\[\].,;:!?]"  # a character an address may end with: not a space, bracket or full stop
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])")
+# a scheme or "www.", else a dotted host name ending in letters ("jroe.github.io"), with an optional path
+_URL = re.compile(r"(?:\bhttps?://|\bwww\.)[^\s<>\"'()\[\]]*" + _END +
+                  r"|(?<![\w@.+-])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/(?:[^\s<>\"'()\[\]]*" + _END + r")?)?(?![\w@-])")
+_PREPOSITIONS = frozenset(["of", "for", "at", "on", "in", "from", "to", "with", "by", "as"])
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
                           "our", "their", "every", "each", "all", "any", "some", "no"])
@@ -53,7 +68,7 @@ def asked(question: str) -> str:
         if w == "when":
             return "date"
         if w in ("what", "which"):
-            return "date" if nxt in ("year", "date", "month", "day") else ""
+            return "date" if nxt in ("year", "date", "month", "day") else _shape_asked(words[i + 1:])
         if w == "how":
             return "number" if nxt and nxt not in _AUX else ""
         if w in ("who", "whom", "whose"):
@@ -61,6 +76,30 @@ def asked(question: str) -> str:
         if w == "where":
             return "place"
     return ""
+
+
+def _shape_asked(words: list[str]) -> str:
+    """The shaped kind (`SHAPED`) the words after "what"/"which" ask for, or "": the type phrase before
+    the verb ("Which *email address* does she use?"), else the subject after it, up to a preposition
+    ("What is *the email address* of Jane Roe?", "What is *Jane Roe's email*?"), judged by its last two
+    words."""
+    j = next((n for n, w in enumerate(words) if w in _AUX), len(words))
+    phrase = words[:j] if j else words[1:]
+    phrase = phrase[: next((n for n, w in enumerate(phrase) if w in _PREPOSITIONS), len(phrase))]
+    tail = [w.strip(".-") for w in phrase[-2:]]
+    if not tail:
+        return ""
+    if len(tail) == 2 and (tail[0], tail[1]) in _SHAPE_PAIRS:
+        return _SHAPE_PAIRS[(tail[0], tail[1])]
+    if tail[-1] == "address" and len(tail) == 2:
+        return _SHAPE_NOUNS.get(tail[0], "")
+    return _SHAPE_NOUNS.get(tail[-1], "")
+
+
+def shapes(kind: str, text: str) -> list[tuple[int, int]]:
+    """Where `text` holds an e-mail address (`kind` "email") or a web address ("url"), in order."""
+    pattern = _EMAIL if kind == "email" else _URL if kind == "url" else None
+    return [(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None else []
 
 
 def type_word(question: str) -> str:
@@ -217,7 +256,7 @@ def holds(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> bool:
         return has_number(text)
     if kind in ("person", "place"):
         return any(k == kind and _other(text, a, b, exclude) for k, a, b in entities(text))
-    return False
+    return bool(shapes(kind, text))
 
 
 def asks_one(question: str) -> bool:
@@ -312,7 +351,7 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
         return sorted(digits + words)
     if kind in ("person", "place"):
         return [(a, b) for k, a, b in entities(text) if k == kind and _other(text, a, b, exclude)]
-    return []
+    return shapes(kind, text)
 
 
 # what joins the two ends of a period ("August 2006–October 2010", "2019 to 2021"); the open end of one
@@ -383,6 +422,8 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
         spans = [sp for sp in spans if any(named(w) for w in _TOKENS.findall(text[sp[0]:sp[1]]))] or spans
+    if kind in SHAPED and spans:
+        return spans[0]  # an address stands alone: the first one
     if not spans or not near or len(spans) == 1:
         return _with_coordinated(kind, text, spans, spans[0]) if spans else None
     from index.lemmas import lemma

@@ -7,6 +7,11 @@
 - a fact question is answered by its best candidate when the question's answerability reaches the
   fitted threshold, leading with the shortest phrase of the kind asked for (a date, a number, a person, a
   place or organisation; `detect`) when the candidate holds one; at most 300 characters;
+- a question asking for the e-mail or web address of a person it names ("What is Jane Roe's email?";
+  `detect.SHAPED`) is answered by the likeliest candidate of that person's documents holding an address
+  of that shape that spells part of their name ("jroe@example.org"), without a confidence: the
+  ranker's features (cosines, word overlaps) cannot see that a bare address answers such a question,
+  and an address naming someone else (a referee's) is not theirs. When none does, it abstains;
 - otherwise it abstains: "not found" plus the closest passages shown as related, not an answer.
   An abstention never claims that some word is absent from the documents;
 - a "who / which people" question lists every person (document owner; a document without owner by
@@ -217,13 +222,17 @@ class Reader:
 
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
-        best = int(np.argmax(r.p))
+        kind = detect.asked(r.question)
         p = self.model.answerable(r.p, r.x, r.unmatched, r.read)
+        if kind in detect.SHAPED and (named := self._named(r)):
+            what = "an e-mail address" if kind == "email" else "a web address"
+            return self._own_address(r, kind, named) or self._abstain(
+                r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", p)
+        best = int(np.argmax(r.p))
         if p < self.model.threshold:
             return self._abstain(r, self._how_sure(p), p)
         c = r.cands[best]
         hit = r.hits[c.hit]
-        kind = detect.asked(r.question)
         end = c.end if kind else _with_body(r, c)
         start, end = _with_what_follows(r, c, c.start, end)
         text = hit.text[start:end]
@@ -245,6 +254,36 @@ class Reader:
         else:
             answer = f"{body} [1]"
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
+
+    def _named(self, r: Reading) -> set[str]:
+        """The owners of the hits that the question names."""
+        owners = sorted({h.owner for h in r.hits if h.owner})
+        aliases = stored_aliases(self.store) if self.store is not None else None
+        return set(people_named(r.question, owners, aliases))
+
+    def _own_address(self, r: Reading, kind: str, named: set[str]) -> Answer | None:
+        """The answer to a question asking the e-mail or web address (`kind`) of the people `named`: the
+        likeliest candidate of their documents holding such an address that spells part of their name
+        (`names_owner`), leading with the address; None when there is none (see the module docstring)."""
+        for i in np.argsort(-r.p, kind="stable"):
+            c = r.cands[int(i)]
+            hit = r.hits[c.hit]
+            if hit.owner not in named:
+                continue
+            text = hit.text[c.start:c.end]
+            found = next(((a, b) for a, b in detect.shapes(kind, text) if names_owner(text[a:b], hit.owner)), None)
+            if found is None:
+                continue
+            # the quote is the candidate's line holding the address
+            a, b = c.start + found[0], c.start + found[1]
+            start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
+            end = c.end if end < 0 else min(end, c.end)
+            address, body = hit.text[a:b], flat(hit.text[start:end])
+            answer = f"{address} [1]\n{body} [1]" if len(address) + len(body) + 1 <= 300 else f"{address} [1]"
+            cite = citation_from_hit(1, hit, start, end, score=float(r.p[int(i)]))
+            return Answer(r.question, answer, False, (cite,), fact=address,
+                          notes=(f"the address spells part of {hit.owner}'s name",))
+        return None
 
     def _how_sure(self, p: float) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
@@ -310,6 +349,18 @@ class Reader:
         note = f"{what} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
+
+
+def names_owner(address: str, owner: str | None) -> bool:
+    """Does an e-mail or web address spell part of `owner`'s name? A word of the name (three letters
+    or more, accents and case folded) inside the address's own part (an e-mail's before the "@", a web
+    address without its scheme and "www."; its letters are also read run together: "mfbal.in"), or a
+    run of five letters or more of that part that starts a word of the name ("sharbat" for "Sharbatanu")."""
+    words = [w for w in owner_tokens(owner) if len(w) >= 3 and w.isalpha()]
+    own = fold(address).split("@")[0] if "@" in address else re.sub(r"^(?:https?://)?(?:www\.)?", "", fold(address))
+    runs = re.findall(r"[^\W\d_]+", own)
+    runs.append("".join(runs))  # "m.f.balin", "mfbal.in": the name may be cut by dots
+    return any(w in run or (len(run) >= 5 and w.startswith(run)) for w in words for run in runs)
 
 
 def spelled_names(question: str, proper: Any = None) -> list[str]:

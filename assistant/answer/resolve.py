@@ -426,6 +426,22 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     return Resolution((), docs, f"Searched {listed} (named by {', '.join(by)})", by=by, ambiguous=len(docs) > 1)
 
 
+ADDRESS_CHUNKS = 3  # chunks holding an address added per document (see `with_addresses`)
+
+
+def with_addresses(store: Store, hits: list[Hit], docs: Sequence[str], kind: str) -> list[Hit]:
+    """`hits` and, after them, the first `ADDRESS_CHUNKS` chunks of each of `docs` (in document order)
+    holding an address of `kind` (`detect.SHAPED`) that the search did not return: neither cosine nor
+    words find a bare "jroe@example.org" for "What is Jane Roe's email?", while a person's documents
+    are few enough to look through."""
+    seen = {h.chunk_id for h in hits}
+    out = list(hits)
+    for doc in docs:
+        found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and detect.shapes(kind, c.text)]
+        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:ADDRESS_CHUNKS])
+    return out
+
+
 def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, question: str, k: int = 10,
                     *, who: bool | None = None, per_person: int = 6, person_k: int = PERSON_K) -> tuple[list[Hit], str]:
     """The hits for `question` and the note saying what they were scoped to (see the module docstring).
@@ -451,6 +467,8 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     want = max(k, person_k) if resolution.persons else k
     # The naming words stay in the query: dropping them inside the scope was measured worse.
     scoped = searcher.search(question, want, docs=list(resolution.docs))
+    if resolution.persons and (kind := detect.asked(question)) in detect.SHAPED:
+        scoped = with_addresses(searcher.store, scoped, resolution.docs, kind)
     if not scoped:  # nothing in the named documents: the whole index, and say so
         return searcher.search(question, k), ""
     if resolution.persons and len(scoped) >= k:
