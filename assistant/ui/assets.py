@@ -269,7 +269,7 @@ td.cw-cell:hover, td.cw-cell:focus-visible { background: var(--background-fill-s
 td.cw-cell.cw-active { background: #e0e7ff; box-shadow: inset 0 0 0 2px #818cf8; }
 .dark td.cw-cell.cw-active { background: #312e81; }
 td.cw-cell-empty { color: var(--body-text-color-subdued); opacity: .55; font-style: italic; }
-td.cw-cell { line-height: 1.4; }
+td.cw-cell { line-height: 1.4; overflow-wrap: anywhere; }  /* an address breaks inside its cell */
 .cw-cell-src { font-size: 11px; font-weight: 400; color: var(--body-text-color-subdued); margin-top: 3px;
   overflow-wrap: anywhere; }
 #people-panel { position: sticky; top: 12px; }
