@@ -279,7 +279,12 @@ def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_
     assert names_owner("rhaas@illinois.edu", "Roland Haas") and names_owner("m.f.balin@gmail.com", "M. F. Balin")
     assert names_owner("sharbat.ch", "Sharbatanu Chatterjee") and names_owner("mfbal.in", "Muhammed Fatih Balin")
     assert names_owner("https://www.jose-perez.org/cv", "José Pérez")
-    assert not names_owner("jsmith@example.edu", "Jane Roe") and not names_owner("ng@example.org", "Andrew Ng")
+    assert names_owner("jrd@uni.example", "Jane R. Doe") and names_owner("xwu@uni.example", "Xiaoming Wu")
+    assert names_owner("jroe [at] example (dot) org", "Jane Roe")
+    assert not names_owner("jsmith@example.edu", "Jane Roe") and not names_owner("info@roe-lab.org", "Jane Roe")
+    assert not names_owner("ab@example.org", "Andrew Ng")
+    obfuscated = "E-mail: jroe [at] example (dot) org."
+    assert [obfuscated[a:b] for a, b in detect.shapes("email", obfuscated)] == ["jroe [at] example (dot) org"]
 
 
 def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, tmp_path, embedder):

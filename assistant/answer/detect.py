@@ -28,7 +28,9 @@ _SHAPE_NOUNS = {"email": "email", "e-mail": "email", "emails": "email", "e-mails
                 "webpage": "url", "web-page": "url", "url": "url", "urls": "url"}
 _SHAPE_PAIRS = {("web", "page"): "url", ("home", "page"): "url", ("web", "site"): "url", ("web", "address"): "url"}
 _END = r"[^\s<>\"'()\[\].,;:!?]"  # a character an address may end with: not a space, bracket or full stop
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?![\w-])")
+# "@" and "." also as written to keep robots off: "jroe [at] example (dot) org"
+_AT, _DOT = r"(?:\s*@\s*|\s*[\[({]\s*at\s*[\])}]\s*)", r"(?:\.|\s*[\[({]\s*dot\s*[\])}]\s*)"
+_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[^\W\d_]{{2,}}(?![\w-])", re.IGNORECASE)
 # a scheme or "www.", else a dotted host name ending in letters ("jroe.github.io"), with an optional path
 _URL = re.compile(r"(?:\bhttps?://|\bwww\.)[^\s<>\"'()\[\]]*" + _END +
                   r"|(?<![\w@.+-])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/(?:[^\s<>\"'()\[\]]*" + _END + r")?)?(?![\w@-])")

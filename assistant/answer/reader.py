@@ -352,15 +352,29 @@ class Reader:
 
 
 def names_owner(address: str, owner: str | None) -> bool:
-    """Does an e-mail or web address spell part of `owner`'s name? A word of the name (three letters
-    or more, accents and case folded) inside the address's own part (an e-mail's before the "@", a web
-    address without its scheme and "www."; its letters are also read run together: "mfbal.in"), or a
-    run of five letters or more of that part that starts a word of the name ("sharbat" for "Sharbatanu")."""
-    words = [w for w in owner_tokens(owner) if len(w) >= 3 and w.isalpha()]
-    own = fold(address).split("@")[0] if "@" in address else re.sub(r"^(?:https?://)?(?:www\.)?", "", fold(address))
+    """Does an e-mail or web address spell part of `owner`'s name? Read in the address's own part (an
+    e-mail's before the "@" or "[at]", a web address without its scheme and "www."), accents and case
+    folded, in runs of letters and also run together ("m.f.balin", "mfbal.in"): a word of the name of
+    three letters or more inside a run ("rhaas"), a run of five letters or more that starts a word of the
+    name ("sharbat" for "Sharbatanu"), a two-letter word of the name alone or with an initial ("wu",
+    "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
+    words = [fold(w).strip(".,") for w in (owner or "").split()]
+    words = [w for w in words if w.isalpha()]
+    folded = fold(address)
+    own = re.split(r"@|[\[({]\s*at\s*[\])}]", folded, maxsplit=1)[0] if _AT_SIGN.search(folded) else \
+        re.sub(r"^(?:https?://)?(?:www\.)?", "", folded)
     runs = re.findall(r"[^\W\d_]+", own)
-    runs.append("".join(runs))  # "m.f.balin", "mfbal.in": the name may be cut by dots
-    return any(w in run or (len(run) >= 5 and w.startswith(run)) for w in words for run in runs)
+    runs.append("".join(runs))
+    initials = "".join(w[0] for w in words)
+    short = {w for w in words if len(w) == 2}
+    with_initial = short | {i + w for w in short for i in initials} | {w + i for w in short for i in initials}
+    return any(
+        any(len(w) >= 3 and (w in run or (len(run) >= 5 and w.startswith(run))) for w in words)
+        or run in with_initial or (len(words) >= 2 and run == initials)
+        for run in runs)
+
+
+_AT_SIGN = re.compile(r"@|[\[({]\s*at\s*[\])}]")
 
 
 def spelled_names(question: str, proper: Any = None) -> list[str]:
