@@ -300,13 +300,18 @@ def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, t
     assert with_addresses(seed_assistant.store, found, [balin], "email") == found  # nothing twice
     # a referee's address is not the owner's: the reader abstains rather than give it
     cv = tmp_path / "roe.md"
-    cv.write_text("# Jane Roe\n\nCurriculum vitae\n\n## Education\n\nPhD in Chemistry, University of Tartu, 2015\n\n"
+    cv.write_text("# Jane Roe\n\nCurriculum vitae · https://janeroe.example.org\n\n## Education\n\n"
+                  "PhD in Chemistry, University of Tartu, 2015\n\n## Software\n\nSpectra toolkit for chemistry "
+                  "students: https://github.com/janeroe/spectra\n\n"
                   "## References\n\nProf. John Smith, University of Tartu, jsmith@ut.example.edu\n", encoding="utf-8")
     build_index([cv], tmp_path / "idx", embedder=embedder)
     store = Store.open(tmp_path / "idx")
     store.set_owner(store.documents()[0].doc, "Jane Roe")  # as `citewise docs --set-owner` does
-    answer = Assistant(store, embedder).ask("What is Jane Roe's email?")
+    roe = Assistant(store, embedder)
+    answer = roe.ask("What is Jane Roe's email?")
     assert answer.abstained and "jsmith" not in answer.answer and "Jane Roe's name" in answer.notes[-1]
+    # of two web addresses naming her, the first in her document: a homepage before a repository
+    assert roe.ask("What is Jane Roe's website?").fact == "https://janeroe.example.org"
 
 
 def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assistant):

@@ -8,8 +8,8 @@
   fitted threshold, leading with the shortest phrase of the kind asked for (a date, a number, a person, a
   place or organisation; `detect`) when the candidate holds one; at most 300 characters;
 - a question asking for the e-mail or web address of a person it names ("What is Jane Roe's email?";
-  `detect.SHAPED`) is answered by the likeliest candidate of that person's documents holding an address
-  of that shape that spells part of their name ("jroe@example.org"), without a confidence: the
+  `detect.SHAPED`) is answered by the first address of that shape in their document that spells part of
+  their name ("jroe@example.org"), without a confidence: the
   ranker's features (cosines, word overlaps) cannot see that a bare address answers such a question,
   and an address naming someone else (a referee's) is not theirs. When none does, it abstains;
 - otherwise it abstains: "not found" plus the closest passages shown as related, not an answer.
@@ -263,27 +263,33 @@ class Reader:
 
     def _own_address(self, r: Reading, kind: str, named: set[str]) -> Answer | None:
         """The answer to a question asking the e-mail or web address (`kind`) of the people `named`: the
-        likeliest candidate of their documents holding such an address that spells part of their name
-        (`names_owner`), leading with the address; None when there is none (see the module docstring)."""
-        for i in np.argsort(-r.p, kind="stable"):
-            c = r.cands[int(i)]
+        first address in their document that spells part of their name (`names_owner`), leading with it;
+        None when there is none (see the module docstring). The document is the one of the likeliest
+        candidate holding such an address; within it the first one, since contact details come first
+        (a homepage before a project's repository) and the ranker cannot tell addresses apart."""
+        own: list[tuple[str, int, int, int, int]] = []  # (doc, where in it, candidate, start, end)
+        for i, c in enumerate(r.cands):
             hit = r.hits[c.hit]
             if hit.owner not in named:
                 continue
             text = hit.text[c.start:c.end]
-            found = next(((a, b) for a, b in detect.shapes(kind, text) if names_owner(text[a:b], hit.owner)), None)
-            if found is None:
-                continue
-            # the quote is the candidate's line holding the address
-            a, b = c.start + found[0], c.start + found[1]
-            start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
-            end = c.end if end < 0 else min(end, c.end)
-            address, body = hit.text[a:b], flat(hit.text[start:end])
-            answer = f"{address} [1]\n{body} [1]" if len(address) + len(body) + 1 <= 300 else f"{address} [1]"
-            cite = citation_from_hit(1, hit, start, end, score=float(r.p[int(i)]))
-            return Answer(r.question, answer, False, (cite,), fact=address,
-                          notes=(f"the address spells part of {hit.owner}'s name",))
-        return None
+            for a, b in detect.shapes(kind, text):
+                if names_owner(text[a:b], hit.owner):
+                    own.append((hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b))
+        if not own:
+            return None
+        doc = max(own, key=lambda o: r.p[o[2]])[0]
+        _, _, i, a, b = min(o for o in own if o[0] == doc)
+        c = r.cands[i]
+        hit = r.hits[c.hit]
+        # the quote is the candidate's line holding the address
+        start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
+        end = c.end if end < 0 else min(end, c.end)
+        address, body = hit.text[a:b], flat(hit.text[start:end])
+        answer = f"{address} [1]\n{body} [1]" if len(address) + len(body) + 1 <= 300 else f"{address} [1]"
+        cite = citation_from_hit(1, hit, start, end, score=float(r.p[i]))
+        return Answer(r.question, answer, False, (cite,), fact=address,
+                      notes=(f"the address spells part of {hit.owner}'s name",))
 
     def _how_sure(self, p: float) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
