@@ -261,16 +261,13 @@ def test_fitted_parameters_ship_as_json_and_load_without_sklearn():
 
 
 def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_shape():
-    assert detect.asked("What is Roland Haas's email?") == "email"
-    assert detect.asked("What is the e-mail address of Jane Roe?") == "email"
-    assert detect.asked("Which email address does she use?") == "email"
-    assert detect.asked("What is Jane Roe's website?") == detect.asked("What is her home page?") == "url"
-    assert detect.asked("What is the URL of her homepage?") == "url"
     # the noun must be what is asked: an email as a topic, a postal address or a site asks for none
-    assert detect.asked("Which paper mentions email spam?") == ""
-    assert detect.asked("What is the address of Jane Roe?") == ""
-    assert detect.asked("What is the site of the accident?") == ""
-    assert detect.asked("Who sent the email?") == "person"
+    kinds = {"What is Roland Haas's email?": "email", "What is the e-mail address of Jane Roe?": "email",
+             "Which email address does she use?": "email", "What is Jane Roe's website?": "url",
+             "What is her home page?": "url", "What is the URL of her homepage?": "url",
+             "Which paper mentions email spam?": "", "What is the address of Jane Roe?": "",
+             "What is the site of the accident?": "", "Who sent the email?": "person"}
+    assert {q: detect.asked(q) for q in kinds} == kinds
     text = "Contact: # rhaas@illinois.edu, www.ncsa.illinois.edu/ and https://github.com/jroe/x. See Ph.D., e.g. 2.5"
     assert [text[a:b] for a, b in detect.shapes("email", text)] == ["rhaas@illinois.edu"]
     assert [text[a:b] for a, b in detect.shapes("url", text)] == ["www.ncsa.illinois.edu/", "https://github.com/jroe/x"]
