@@ -3,6 +3,7 @@
 Rule-based, before retrieval:
 - "and X?", "what about X?", "how about X?" where X names a known person: the previous question,
   asked about X instead ("Where did Balin do his PhD?" + "and Bartan?" -> "Where did Bartan do his PhD?");
+  with a thing of theirs ("what about Bartan's website?"), that thing is what is asked;
 - "what about <topic>?" without a person: the topic, asked about the previous question's person;
 - he / she / they / his / her / their: the person the conversation was last about.
 A question that names a person, or that has no pronoun and no follow-up shape, is left as is.
@@ -27,6 +28,7 @@ def named_people(text: str, people: Sequence[str]) -> tuple[tuple[str, ...], tup
 Turn = dict[str, Any] | tuple[str, str] | list[str]
 
 _SHORT = re.compile(r"^\s*(?:and|what\s+about|how\s+about|same\s+for|and\s+what\s+about)\s+(.+?)\s*\??\s*$", re.I)
+_POSSESSED = re.compile(r"(?:'s|’s|s'|s’)\s+\w")  # a possessive with its thing: "Bartan's website"
 _PRONOUN = re.compile(r"\b(he|she|him|his|her|hers|they|them|their|theirs)\b", re.I)
 
 
@@ -78,6 +80,8 @@ def resolve(question: str, history: Sequence[Turn], people: Sequence[str]) -> st
         target = short.group(1)
         target_named, _ = named_people(target[0].upper() + target[1:], people)
         last = last_person(previous, people)
+        if target_named and _POSSESSED.search(target):  # "what about Bartan's website?": his website
+            return f"What about {target}?"
         if target_named and last:
             person, prev_q = last
             return _swap_person(prev_q, person, target_named[0], people)

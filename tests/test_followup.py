@@ -19,6 +19,9 @@ def test_and_name_repeats_the_previous_question_about_someone_else():
     history = [("Where did Fatih Balin do his PhD?", "Georgia Institute of Technology [1]")]
     assert resolve("and Bartan?", history, PEOPLE) == "Where did Burak Bartan do his PhD?"
     assert resolve("What about Baolin Li?", history, PEOPLE) == "Where did Baolin Li do his PhD?"
+    # with a thing of theirs, that thing is asked about, not the previous question
+    assert resolve("what about Bartan's website?", history, PEOPLE) == "What about Bartan's website?"
+    assert resolve("And Baolin Li’s email?", history, PEOPLE) == "What about Baolin Li’s email?"
 
 
 def test_standalone_questions_are_left_alone():
