@@ -15,6 +15,7 @@ from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
 from assistant.answer import detect, present
+from assistant.answer import resolve as resolve_module
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
@@ -284,7 +285,7 @@ def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_
     assert [obfuscated[a:b] for a, b in detect.shapes("email", obfuscated)] == ["jroe [at] example (dot) org"]
 
 
-def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, tmp_path, embedder):
+def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, tmp_path, embedder, monkeypatch):
     a = seed_assistant.ask("What is Muhammed Fatih Balin's email?")
     assert not a.abstained and a.fact == "m.f.balin@gmail.com" and a.answer.startswith("m.f.balin@gmail.com [1]")
     assert a.citations[0].quote.count("\n") == 0 and "m.f.balin@gmail.com" in a.citations[0].quote  # its line
@@ -295,6 +296,9 @@ def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, t
     found = with_addresses(seed_assistant.store, [], [balin], "email")
     assert found and all(detect.shapes("email", h.text) for h in found) and found[0].rank == 1
     assert with_addresses(seed_assistant.store, found, [balin], "email") == found  # nothing twice
+    monkeypatch.setattr(resolve_module, "ADDRESS_HITS", 0)  # a person with many documents: a bounded look
+    assert with_addresses(seed_assistant.store, [], [balin], "email") == []
+    monkeypatch.undo()
     # a referee's address is not the owner's: the reader abstains rather than give it
     cv = tmp_path / "roe.md"
     cv.write_text("# Jane Roe\n\nCurriculum vitae · https://janeroe.example.org\n\n## Education\n\n"

@@ -427,18 +427,22 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
 
 
 ADDRESS_CHUNKS = 3  # chunks holding an address added per document (see `with_addresses`)
+ADDRESS_HITS = 12  # and in all, however many documents a person has
 
 
 def with_addresses(store: Store, hits: list[Hit], docs: Sequence[str], kind: str) -> list[Hit]:
-    """`hits` and, after them, the first `ADDRESS_CHUNKS` chunks of each of `docs` (in document order)
-    holding an address of `kind` (`detect.SHAPED`) that the search did not return: neither cosine nor
-    words find a bare "jroe@example.org" for "What is Jane Roe's email?", while a person's documents
-    are few enough to look through."""
+    """`hits` and, after them, the first `ADDRESS_CHUNKS` chunks of each of `docs` (in document order;
+    `ADDRESS_HITS` in all) holding an address of `kind` (`detect.SHAPED`) that the search did not
+    return: neither cosine nor words find a bare "jroe@example.org" for "What is Jane Roe's email?",
+    while a person's documents are few enough to look through."""
     seen = {h.chunk_id for h in hits}
     out = list(hits)
     for doc in docs:
+        room = min(ADDRESS_CHUNKS, len(hits) + ADDRESS_HITS - len(out))
+        if room <= 0:
+            break
         found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and detect.shapes(kind, c.text)]
-        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:ADDRESS_CHUNKS])
+        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:room])
     return out
 
 
