@@ -187,6 +187,10 @@ class Reader:
                 docs, xd, _ = doc_features(r)
                 doc_p = {d: float(v) for d, v in zip(docs, self.model.matches(xd), strict=True)}
             return take_turns(hits, doc_p, self.model.who_threshold)
+        kind = detect.asked(question)
+        if kind in detect.SHAPED and (named := self._named(r)) and (own := self._own_address(r, kind, named)):
+            first = own.citations[0].chunk_id  # the chunk `write` answers from (see `_fact`)
+            return sorted(hits, key=lambda h: h.chunk_id != first)
         if not sure:
             return hits
         best: dict[str, float] = {}
