@@ -9,9 +9,9 @@
   place or organisation; `detect`) when the candidate holds one; at most 300 characters;
 - a question asking for the e-mail or web address of a person it names ("What is Jane Roe's email?";
   `detect.SHAPED`) is answered by the first address of that shape in their document that spells part of
-  their name ("jroe@example.org"), without a confidence: the
-  ranker's features (cosines, word overlaps) cannot see that a bare address answers such a question,
-  and an address naming someone else (a referee's) is not theirs. When none does, it abstains;
+  their name ("jroe@example.org"), without a confidence: the ranker's features (cosines, word overlaps)
+  cannot see that a bare address answers such a question, and an address naming someone else (a
+  referee's) is not theirs. When none does, it abstains;
 - otherwise it abstains: "not found" plus the closest passages shown as related, not an answer.
   An abstention never claims that some word is absent from the documents;
 - a "who / which people" question lists every person (document owner; a document without owner by
@@ -361,6 +361,10 @@ class Reader:
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
 
 
+_AT_SIGN = re.compile(r"@|[\[({]\s*at\s*[\])}]")  # as `detect` reads e-mails: "jroe [at] example (dot) org"
+_SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?")
+
+
 def names_owner(address: str, owner: str | None) -> bool:
     """Does an e-mail or web address spell part of `owner`'s name? Read in the address's own part (an
     e-mail's before the "@" or "[at]", a web address without its scheme and "www."), accents and case
@@ -371,8 +375,7 @@ def names_owner(address: str, owner: str | None) -> bool:
     words = [fold(w).strip(".,") for w in (owner or "").split()]
     words = [w for w in words if w.isalpha()]
     folded = fold(address)
-    own = re.split(r"@|[\[({]\s*at\s*[\])}]", folded, maxsplit=1)[0] if _AT_SIGN.search(folded) else \
-        re.sub(r"^(?:https?://)?(?:www\.)?", "", folded)
+    own = _AT_SIGN.split(folded, maxsplit=1)[0] if _AT_SIGN.search(folded) else _SCHEME.sub("", folded)
     runs = re.findall(r"[^\W\d_]+", own)
     runs.append("".join(runs))
     initials = "".join(w[0] for w in words)
@@ -382,9 +385,6 @@ def names_owner(address: str, owner: str | None) -> bool:
         any(len(w) >= 3 and (w in run or (len(run) >= 5 and w.startswith(run))) for w in words)
         or run in with_initial or (len(words) >= 2 and run == initials)
         for run in runs)
-
-
-_AT_SIGN = re.compile(r"@|[\[({]\s*at\s*[\])}]")
 
 
 def spelled_names(question: str, proper: Any = None) -> list[str]:
