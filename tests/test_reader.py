@@ -14,14 +14,13 @@ import pytest
 from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
-from assistant.answer import detect, present
-from assistant.answer import resolve as resolve_module
+from assistant.answer import addresses, detect, present
+from assistant.answer.addresses import names_owner, with_addresses
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.model import PARAMS, ReaderModel, doc_features
-from assistant.answer.reader import Reader, names_owner
-from assistant.answer.resolve import with_addresses
+from assistant.answer.reader import Reader
 from index import Hit, Store
 
 pytestmark = pytest.mark.slow
@@ -298,7 +297,7 @@ def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, t
     found = with_addresses(seed_assistant.store, [], [balin], "email")
     assert found and all(detect.shapes("email", h.text) for h in found) and found[0].rank == 1
     assert with_addresses(seed_assistant.store, found, [balin], "email") == found  # nothing twice
-    monkeypatch.setattr(resolve_module, "ADDRESS_HITS", 0)  # a person with many documents: a bounded look
+    monkeypatch.setattr(addresses, "ADDRESS_HITS", 0)  # a person with many documents: a bounded look
     assert with_addresses(seed_assistant.store, [], [balin], "email") == []
     monkeypatch.undo()
     # a referee's address is not the owner's: the reader abstains rather than give it

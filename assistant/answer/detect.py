@@ -7,7 +7,7 @@ written shape of its own ("What is Jane Roe's email?" -> email, "Which website .
 `SHAPED`). What a text holds comes from general libraries and shapes: dateparser for dates (on
 the chosen candidate only; it is slow), year-like numbers, digits and currency signs,
 probablepeople's person / corporation tagging of capitalised runs, and the shapes of e-mail and web
-addresses. No domain words.
+addresses (`addresses`). No domain words.
 """
 
 from __future__ import annotations
@@ -18,22 +18,15 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from .addresses import SHAPED, shapes
 from .present import OPEN_END
 
-SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
 KINDS = ("date", "number", "person", "place", *SHAPED)
 # the nouns that ask for a shaped kind, alone or as the head of a two-word noun ("email address", "web page")
 _SHAPE_NOUNS = {"email": "email", "e-mail": "email", "emails": "email", "e-mails": "email",
                 "website": "url", "websites": "url", "web-site": "url", "homepage": "url", "home-page": "url",
                 "webpage": "url", "web-page": "url", "url": "url", "urls": "url"}
 _SHAPE_PAIRS = {("web", "page"): "url", ("home", "page"): "url", ("web", "site"): "url", ("web", "address"): "url"}
-_END = r"[^\s<>\"'()\[\].,;:!?]"  # a character an address may end with: not a space, bracket or full stop
-# "@" and "." also as written to keep robots off: "jroe [at] example (dot) org"
-_AT, _DOT = r"(?:\s*@\s*|\s*[\[({]\s*at\s*[\])}]\s*)", r"(?:\.|\s*[\[({]\s*dot\s*[\])}]\s*)"
-_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[^\W\d_]{{2,}}(?![\w-])", re.IGNORECASE)
-# a scheme or "www.", else a dotted host name ending in letters ("jroe.github.io"), with an optional path
-_URL = re.compile(r"(?:\bhttps?://|\bwww\.)[^\s<>\"'()\[\]]*" + _END +
-                  r"|(?<![\w@.+-])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/(?:[^\s<>\"'()\[\]]*" + _END + r")?)?(?![\w@-])")
 _PREPOSITIONS = frozenset(["of", "for", "at", "on", "in", "from", "to", "with", "by", "as"])
 _AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
 _DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
@@ -96,12 +89,6 @@ def _shape_asked(words: list[str]) -> str:
     if tail[-1] == "address" and len(tail) == 2:
         return _SHAPE_NOUNS.get(tail[0], "")
     return _SHAPE_NOUNS.get(tail[-1], "")
-
-
-def shapes(kind: str, text: str) -> list[tuple[int, int]]:
-    """Where `text` holds an e-mail address (`kind` "email") or a web address ("url"), in order."""
-    pattern = _EMAIL if kind == "email" else _URL if kind == "url" else None
-    return [(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None else []
 
 
 def type_word(question: str) -> str:

@@ -43,6 +43,7 @@ from ingest.names import fold
 from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
+from .addresses import first_own
 from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
@@ -266,27 +267,14 @@ class Reader:
         return set(people_named(r.question, owners, aliases))
 
     def _own_address(self, r: Reading, kind: str, named: set[str]) -> Answer | None:
-        """The answer to a question asking the e-mail or web address (`kind`) of the people `named`: the
-        first address in their document that spells part of their name (`names_owner`), leading with it;
-        None when there is none (see the module docstring). The document is the one of the likeliest
-        candidate holding such an address; within it the first one, since contact details come first
-        (a homepage before a project's repository) and the ranker cannot tell addresses apart."""
-        own: list[tuple[str, int, int, int, int]] = []  # (doc, where in it, candidate, start, end)
-        for i, c in enumerate(r.cands):
-            hit = r.hits[c.hit]
-            if hit.owner not in named:
-                continue
-            text = hit.text[c.start:c.end]
-            for a, b in detect.shapes(kind, text):
-                if names_owner(text[a:b], hit.owner):
-                    own.append((hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b))
-        if not own:
+        """The answer to a question asking the e-mail or web address (`kind`) of the people `named`
+        (`addresses.first_own`), leading with the address and quoting its line; None when there is none."""
+        found = first_own(r.hits, r.cands, r.p, kind, named)
+        if found is None:
             return None
-        doc = max(own, key=lambda o: r.p[o[2]])[0]
-        _, _, i, a, b = min(o for o in own if o[0] == doc)
+        i, a, b = found
         c = r.cands[i]
         hit = r.hits[c.hit]
-        # the quote is the candidate's line holding the address
         start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
         end = c.end if end < 0 else min(end, c.end)
         address, body = hit.text[a:b], flat(hit.text[start:end])
@@ -359,32 +347,6 @@ class Reader:
         note = f"{what} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
-
-
-_AT_SIGN = re.compile(r"@|[\[({]\s*at\s*[\])}]")  # as `detect` reads e-mails: "jroe [at] example (dot) org"
-_SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?")
-
-
-def names_owner(address: str, owner: str | None) -> bool:
-    """Does an e-mail or web address spell part of `owner`'s name? Read in the address's own part (an
-    e-mail's before the "@" or "[at]", a web address without its scheme and "www."), accents and case
-    folded, in runs of letters and also run together ("m.f.balin", "mfbal.in"): a word of the name of
-    three letters or more inside a run ("rhaas"), a run of five letters or more that starts a word of the
-    name ("sharbat" for "Sharbatanu"), a two-letter word of the name alone or with an initial ("wu",
-    "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
-    words = [fold(w).strip(".,") for w in (owner or "").split()]
-    words = [w for w in words if w.isalpha()]
-    folded = fold(address)
-    own = _AT_SIGN.split(folded, maxsplit=1)[0] if _AT_SIGN.search(folded) else _SCHEME.sub("", folded)
-    runs = re.findall(r"[^\W\d_]+", own)
-    runs.append("".join(runs))
-    initials = "".join(w[0] for w in words)
-    short = {w for w in words if len(w) == 2}
-    with_initial = short | {i + w for w in short for i in initials} | {w + i for w in short for i in initials}
-    return any(
-        any(len(w) >= 3 and (w in run or (len(run) >= 5 and w.startswith(run))) for w in words)
-        or run in with_initial or (len(words) >= 2 and run == initials)
-        for run in runs)
 
 
 def spelled_names(question: str, proper: Any = None) -> list[str]:

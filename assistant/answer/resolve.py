@@ -61,6 +61,7 @@ from ingest.names import names_match, split_name
 from ..people import PERSON_K
 from ..question import analyze
 from . import detect
+from .addresses import with_addresses
 
 if TYPE_CHECKING:
     from ..people import People
@@ -424,26 +425,6 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     by = tuple(dict.fromkeys(w for d in docs for w in named_by[d]))
     listed = ", ".join(_base(d) for d in docs)
     return Resolution((), docs, f"Searched {listed} (named by {', '.join(by)})", by=by, ambiguous=len(docs) > 1)
-
-
-ADDRESS_CHUNKS = 3  # chunks holding an address added per document (see `with_addresses`)
-ADDRESS_HITS = 12  # and in all, however many documents a person has
-
-
-def with_addresses(store: Store, hits: list[Hit], docs: Sequence[str], kind: str) -> list[Hit]:
-    """`hits` and, after them, the first `ADDRESS_CHUNKS` chunks of each of `docs` (in document order;
-    `ADDRESS_HITS` in all) holding an address of `kind` (`detect.SHAPED`) that the search did not
-    return: neither cosine nor words find a bare "jroe@example.org" for "What is Jane Roe's email?",
-    while a person's documents are few enough to look through."""
-    seen = {h.chunk_id for h in hits}
-    out = list(hits)
-    for doc in docs:
-        room = min(ADDRESS_CHUNKS, len(hits) + ADDRESS_HITS - len(out))
-        if room <= 0:
-            break
-        found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and detect.shapes(kind, c.text)]
-        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:room])
-    return out
 
 
 def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, question: str, k: int = 10,

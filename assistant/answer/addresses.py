@@ -1,0 +1,108 @@
+"""E-mail and web addresses: their written shapes, whose they are, and where a person's are.
+
+A question asking for the address of a person it names ("What is Jane Roe's email?"; `detect.asked`
+reads the noun asked for) cannot be answered by the candidate ranker: a bare "jroe@example.org" shares
+no word with the question and its chunk's cosine is diluted by the rest of a CV's header. So:
+- `shapes`: where a text holds an e-mail address (also written against robots, "jroe [at] example
+  (dot) org") or a web address (a scheme, "www.", or a dotted host name ending in letters);
+- `with_addresses`: the person's documents are looked through for chunks holding one (a few per
+  document, a bounded number in all), added after the search's hits;
+- `names_owner` / `first_own`: the answer is the first address in the person's document that spells
+  part of their name; a referee's or co-author's address is not theirs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from index import Hit, Store
+from ingest.names import fold
+
+from .candidates import Candidate
+
+SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
+_END = r"[^\s<>\"'()\[\].,;:!?]"  # a character an address may end with: not a space, bracket or full stop
+# "@" and "." also as written to keep robots off: "jroe [at] example (dot) org"
+_AT, _DOT = r"(?:\s*@\s*|\s*[\[({]\s*at\s*[\])}]\s*)", r"(?:\.|\s*[\[({]\s*dot\s*[\])}]\s*)"
+_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[^\W\d_]{{2,}}(?![\w-])", re.IGNORECASE)
+# a scheme or "www.", else a dotted host name ending in letters ("jroe.github.io"), with an optional path
+_URL = re.compile(r"(?:\bhttps?://|\bwww\.)[^\s<>\"'()\[\]]*" + _END +
+                  r"|(?<![\w@.+-])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/(?:[^\s<>\"'()\[\]]*" + _END + r")?)?(?![\w@-])")
+
+
+def shapes(kind: str, text: str) -> list[tuple[int, int]]:
+    """Where `text` holds an e-mail address (`kind` "email") or a web address ("url"), in order."""
+    pattern = _EMAIL if kind == "email" else _URL if kind == "url" else None
+    return [(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None else []
+
+
+_AT_SIGN = re.compile(r"@|[\[({]\s*at\s*[\])}]")  # as `detect` reads e-mails: "jroe [at] example (dot) org"
+_SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?")
+
+
+def names_owner(address: str, owner: str | None) -> bool:
+    """Does an e-mail or web address spell part of `owner`'s name? Read in the address's own part (an
+    e-mail's before the "@" or "[at]", a web address without its scheme and "www."), accents and case
+    folded, in runs of letters and also run together ("m.f.balin", "mfbal.in"): a word of the name of
+    three letters or more inside a run ("rhaas"), a run of five letters or more that starts a word of the
+    name ("sharbat" for "Sharbatanu"), a two-letter word of the name alone or with an initial ("wu",
+    "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
+    words = [fold(w).strip(".,") for w in (owner or "").split()]
+    words = [w for w in words if w.isalpha()]
+    folded = fold(address)
+    own = _AT_SIGN.split(folded, maxsplit=1)[0] if _AT_SIGN.search(folded) else _SCHEME.sub("", folded)
+    runs = re.findall(r"[^\W\d_]+", own)
+    runs.append("".join(runs))
+    initials = "".join(w[0] for w in words)
+    short = {w for w in words if len(w) == 2}
+    with_initial = short | {i + w for w in short for i in initials} | {w + i for w in short for i in initials}
+    return any(
+        any(len(w) >= 3 and (w in run or (len(run) >= 5 and w.startswith(run))) for w in words)
+        or run in with_initial or (len(words) >= 2 and run == initials)
+        for run in runs)
+
+
+def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, kind: str,
+              named: set[str]) -> tuple[int, int, int] | None:
+    """(candidate, start, end in its hit's text) of the address of `kind` that answers for the people
+    `named`: among the candidates of their documents holding one that spells part of the owner's name
+    (`names_owner`), the document of the likeliest candidate (`p`), and in it the first address, since
+    contact details come first (a homepage before a project's repository) and the ranker cannot tell
+    addresses apart. None when there is none."""
+    own: list[tuple[str, int, int, int, int]] = []  # (doc, where in it, candidate, start, end)
+    for i, c in enumerate(cands):
+        hit = hits[c.hit]
+        if hit.owner not in named:
+            continue
+        text = hit.text[c.start:c.end]
+        for a, b in shapes(kind, text):
+            if names_owner(text[a:b], hit.owner):
+                own.append((hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b))
+    if not own:
+        return None
+    doc = max(own, key=lambda o: p[o[2]])[0]
+    _, _, i, a, b = min(o for o in own if o[0] == doc)
+    return i, a, b
+
+
+ADDRESS_CHUNKS = 3  # chunks holding an address added per document (see `with_addresses`)
+ADDRESS_HITS = 12  # and in all, however many documents a person has
+
+
+def with_addresses(store: Store, hits: list[Hit], docs: Sequence[str], kind: str) -> list[Hit]:
+    """`hits` and, after them, the first `ADDRESS_CHUNKS` chunks of each of `docs` (in document order;
+    `ADDRESS_HITS` in all) holding an address of `kind` (`SHAPED`) that the search did not
+    return: neither cosine nor words find a bare "jroe@example.org" for "What is Jane Roe's email?",
+    while a person's documents are few enough to look through."""
+    seen = {h.chunk_id for h in hits}
+    out = list(hits)
+    for doc in docs:
+        room = min(ADDRESS_CHUNKS, len(hits) + ADDRESS_HITS - len(out))
+        if room <= 0:
+            break
+        found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and shapes(kind, c.text)]
+        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:room])
+    return out
