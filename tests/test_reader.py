@@ -506,9 +506,12 @@ def test_realdocs_reader_answers_a_report_field_and_a_cv_fact(tmp_path_factory, 
 def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factory, embedder):
     assert present.asks_now("Where does Maurice Weber work now?") and present.asks_now("What is her current job?")
     assert not present.asks_now("Which paper did Balin present at ICML 2019?")  # "present", the verb
-    for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current"):
+    for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current",
+                    "Assistant Professor (August 2026– )", "Analyst, Acme 2021 –\nLeading the data team",
+                    "Aug, 1990–\nPresent"):
         assert present.open_range(running) and present.says_now(running), running
-    for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020"):
+    for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020", "Analyst 2019 –\n2021",
+                  "Analyst 2019 –\nJan. 2021", "pages 12-"):
         assert not present.open_range(ended), ended
     assert present.says_now("I am currently a tutor") and not present.says_now("Sep 2016 - Aug 2018")
     # On real CVs: the entry still running answers (tune d056 abstained and our c06 named a degree before)
@@ -527,6 +530,14 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     a = assistant.ask("What is Wayne Graham's current position at the University of Virginia Library?")
     assert not a.abstained and "Design Architect" in a.answer, a.answer
     _quotes_exact(assistant, a)
+    # a person's entries still running are looked through when the search does not find them
+    graham = next(d.doc for d in assistant.documents() if d.doc.endswith("cv16_graham.md"))
+    found = present.with_present(store, [], [graham])
+    assert found and all(present.open_range(h.text) for h in found) and found[0].rank == 1
+    assert "Design Architect" in found[0].text  # the first in the document
+    assert present.with_present(store, found, [graham]) == found  # nothing twice
+    hits, _ = assistant.retrieve_scoped("Where does Wayne Graham work now?")
+    assert any(h.chunk_id == found[0].chunk_id for h in hits)
 
 
 def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_path):

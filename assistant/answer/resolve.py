@@ -60,7 +60,7 @@ from ingest.names import names_match, split_name
 
 from ..people import PERSON_K
 from ..question import analyze
-from . import detect
+from . import detect, present
 from .addresses import with_addresses
 
 if TYPE_CHECKING:
@@ -454,6 +454,8 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     scoped = searcher.search(question, want, docs=list(resolution.docs))
     if resolution.persons and (kind := detect.asked(question)) in detect.SHAPED:
         scoped = with_addresses(searcher.store, scoped, resolution.docs, kind)
+    elif resolution.persons and present.asks_now(question):
+        scoped = present.with_present(searcher.store, scoped, resolution.docs)
     if not scoped:  # nothing in the named documents: the whole index, and say so
         return searcher.search(question, k), ""
     if resolution.persons and len(scoped) >= k:
