@@ -14,13 +14,14 @@ import pytest
 from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
-from assistant.answer import addresses, detect, present
-from assistant.answer.addresses import names_owner, with_addresses
+from assistant.answer import detect, present, resolve
+from assistant.answer.addresses import names_owner
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.model import PARAMS, ReaderModel, doc_features
 from assistant.answer.reader import Reader
+from assistant.answer.resolve import look_through
 from index import Hit, Store
 
 pytestmark = pytest.mark.slow
@@ -294,11 +295,12 @@ def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, t
     assert seed_assistant.retrieve("What is Muhammed Fatih Balin's email?")[0].chunk_id == a.citations[0].chunk_id
     # the documents of a person are looked through for an address the search does not find
     balin = next(d.doc for d in seed_assistant.documents() if d.owner == "Muhammed Fatih Balin")
-    found = with_addresses(seed_assistant.store, [], [balin], "email")
-    assert found and all(detect.shapes("email", h.text) for h in found) and found[0].rank == 1
-    assert with_addresses(seed_assistant.store, found, [balin], "email") == found  # nothing twice
-    monkeypatch.setattr(addresses, "ADDRESS_HITS", 0)  # a person with many documents: a bounded look
-    assert with_addresses(seed_assistant.store, [], [balin], "email") == []
+    email = lambda text: bool(detect.shapes("email", text))  # noqa: E731
+    found = look_through(seed_assistant.store, [], [balin], email)
+    assert found and all(email(h.text) for h in found) and found[0].rank == 1
+    assert look_through(seed_assistant.store, found, [balin], email) == found  # nothing twice
+    monkeypatch.setattr(resolve, "LOOK_HITS", 0)  # a person with many documents: a bounded look
+    assert look_through(seed_assistant.store, [], [balin], email) == []
     monkeypatch.undo()
     # a referee's address is not the owner's: the reader abstains rather than give it
     cv = tmp_path / "roe.md"
@@ -532,10 +534,10 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     _quotes_exact(assistant, a)
     # a person's entries still running are looked through when the search does not find them
     graham = next(d.doc for d in assistant.documents() if d.doc.endswith("cv16_graham.md"))
-    found = present.with_present(store, [], [graham])
+    found = look_through(store, [], [graham], present.open_range)
     assert found and all(present.open_range(h.text) for h in found) and found[0].rank == 1
     assert "Design Architect" in found[0].text  # the first in the document
-    assert present.with_present(store, found, [graham]) == found  # nothing twice
+    assert look_through(store, found, [graham], present.open_range) == found  # nothing twice
     hits, _ = assistant.retrieve_scoped("Where does Wayne Graham work now?")
     assert any(h.chunk_id == found[0].chunk_id for h in hits)
 

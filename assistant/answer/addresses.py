@@ -5,8 +5,8 @@ reads the noun asked for) cannot be answered by the candidate ranker: a bare "jr
 no word with the question and its chunk's cosine is diluted by the rest of a CV's header. So:
 - `shapes`: where a text holds an e-mail address (also written against robots, "jroe [at] example
   (dot) org") or a web address (a scheme, "www.", or a dotted host name ending in letters);
-- `with_addresses`: the person's documents are looked through for chunks holding one (a few per
-  document, a bounded number in all), added after the search's hits;
+- the person's documents are looked through for chunks holding one (`resolve.look_through`), added
+  after the search's hits;
 - `names_owner` / `first_own`: the answer is the first address in the person's document that spells
   part of their name; a referee's or co-author's address is not theirs.
 """
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from index import Hit, Store
+from index import Hit
 from ingest.names import fold
 
 from .candidates import Candidate
@@ -86,23 +86,3 @@ def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, ki
     doc = max(own, key=lambda o: p[o[2]])[0]
     _, _, i, a, b = min(o for o in own if o[0] == doc)
     return i, a, b
-
-
-ADDRESS_CHUNKS = 3  # chunks holding an address added per document (see `with_addresses`)
-ADDRESS_HITS = 12  # and in all, however many documents a person has
-
-
-def with_addresses(store: Store, hits: list[Hit], docs: Sequence[str], kind: str) -> list[Hit]:
-    """`hits` and, after them, the first `ADDRESS_CHUNKS` chunks of each of `docs` (in document order;
-    `ADDRESS_HITS` in all) holding an address of `kind` (`SHAPED`) that the search did not
-    return: neither cosine nor words find a bare "jroe@example.org" for "What is Jane Roe's email?",
-    while a person's documents are few enough to look through."""
-    seen = {h.chunk_id for h in hits}
-    out = list(hits)
-    for doc in docs:
-        room = min(ADDRESS_CHUNKS, len(hits) + ADDRESS_HITS - len(out))
-        if room <= 0:
-            break
-        found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and shapes(kind, c.text)]
-        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:room])
-    return out

@@ -9,9 +9,6 @@ question asks with: it is as often the verb ("Which paper did he present?").
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
-from index import Hit, Store
 
 _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
 _NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
@@ -41,23 +38,3 @@ def says_now(text: str) -> bool:
     """Does `text` speak of the present: a date range still running (`open_range`) or one of English's
     words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
     return bool(_NOW_SAID.search(text)) or open_range(text)
-
-
-PRESENT_CHUNKS = 3  # chunks still running added per document of a person (see `with_present`)
-PRESENT_HITS = 12  # and in all
-
-
-def with_present(store: Store, hits: list[Hit], docs: Sequence[str]) -> list[Hit]:
-    """`hits` and, after them, the first `PRESENT_CHUNKS` chunks of each of `docs` (in document order;
-    `PRESENT_HITS` in all) holding a date range still running (`open_range`) that the search did not
-    return: "Where does Jane Roe work now?" shares no word with "2021 - present  Senior analyst, Acme",
-    while a person's documents are few enough to look through."""
-    seen = {h.chunk_id for h in hits}
-    out = list(hits)
-    for doc in docs:
-        room = min(PRESENT_CHUNKS, len(hits) + PRESENT_HITS - len(out))
-        if room <= 0:
-            break
-        found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and open_range(c.text)]
-        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:room])
-    return out

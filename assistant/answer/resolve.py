@@ -49,7 +49,7 @@ import os
 import re
 import unicodedata
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -61,7 +61,7 @@ from ingest.names import names_match, split_name
 from ..people import PERSON_K
 from ..question import analyze
 from . import detect, present
-from .addresses import with_addresses
+from .addresses import shapes
 
 if TYPE_CHECKING:
     from ..people import People
@@ -452,10 +452,10 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     want = max(k, person_k) if resolution.persons else k
     # The naming words stay in the query: dropping them inside the scope was measured worse.
     scoped = searcher.search(question, want, docs=list(resolution.docs))
-    if resolution.persons and (kind := detect.asked(question)) in detect.SHAPED:
-        scoped = with_addresses(searcher.store, scoped, resolution.docs, kind)
-    elif resolution.persons and present.asks_now(question):
-        scoped = present.with_present(searcher.store, scoped, resolution.docs)
+    if resolution.persons and (kind := detect.asked(question)) in detect.SHAPED:  # an address
+        scoped = look_through(searcher.store, scoped, resolution.docs, lambda text: bool(shapes(kind, text)))
+    elif resolution.persons and present.asks_now(question):  # an entry still running
+        scoped = look_through(searcher.store, scoped, resolution.docs, present.open_range)
     if not scoped:  # nothing in the named documents: the whole index, and say so
         return searcher.search(question, k), ""
     if resolution.persons and len(scoped) >= k:
@@ -467,3 +467,24 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     merged = scoped[: max(k - reserve, k - len(rest))] if len(scoped) >= k else scoped
     merged = merged + rest[: k - len(merged)]
     return [replace(h, rank=i) for i, h in enumerate(merged, 1)], resolution.note
+
+
+LOOK_CHUNKS = 3  # chunks `look_through` adds per document
+LOOK_HITS = 12  # and in all, however many documents a person has
+
+
+def look_through(store: Store, hits: list[Hit], docs: Sequence[str], holds: Callable[[str], bool]) -> list[Hit]:
+    """`hits` and, after them, the first `LOOK_CHUNKS` chunks of each of `docs` (in document order;
+    `LOOK_HITS` in all) whose text `holds` what a question about a person asks, when the search did not
+    return them: neither cosine nor words find a bare "jroe@example.org" for "What is Jane Roe's email?",
+    nor "2021 – present  Analyst, Acme" for "Where does she work now?", while a person's documents are
+    few enough to look through. An added chunk has no search score (0)."""
+    seen = {h.chunk_id for h in hits}
+    out = list(hits)
+    for doc in docs:
+        room = min(LOOK_CHUNKS, len(hits) + LOOK_HITS - len(out))
+        if room <= 0:
+            break
+        found = [c for c in store.chunks_of(doc) if c.chunk_id not in seen and holds(c.text)]
+        out.extend(Hit.from_chunk(len(out) + 1, c, 0.0) for c in found[:room])
+    return out
