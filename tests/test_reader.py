@@ -332,7 +332,7 @@ def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assis
 
 
 def test_an_entry_header_alone_is_answered_with_its_body(seed_assistant):
-    from assistant.answer.reader import _with_body
+    from assistant.answer.extent import with_body
 
     reader = seed_assistant.writer
     q = "What does Fatih Balin work on at Amazon Web Services?"
@@ -342,11 +342,11 @@ def test_an_entry_header_alone_is_answered_with_its_body(seed_assistant):
     assert header, "the AWS entry's header lines (employer, title, dates) are a candidate"
     c = header[0]
     text = r.hits[c.hit].text
-    end = _with_body(r, c)
+    end = with_body(r, c)
     assert end > c.end and "quantized data type support" in text[c.end:end]  # its first bullet joins it
     assert len(" ".join(text[c.start:end].split())) <= 300
     body = [c for i, c in enumerate(r.cands) if r.text(i).startswith("- Adding quantized")]
-    assert body and _with_body(r, body[0]) == body[0].end  # a body line is not extended
+    assert body and with_body(r, body[0]) == body[0].end  # a body line is not extended
 
 
 def test_near_miss_question_abstains(seed_assistant):
@@ -414,7 +414,7 @@ def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_pa
 
 
 def test_names_a_question_spells():
-    from assistant.answer.reader import spelled_names
+    from assistant.answer.who import spelled_names
 
     idf = Idf(["Funded by the NSF and the Swiss government.", "Whose work? Which people? Spanish and Research."])
     assert spelled_names("Which people have a connection to Imperial College London?") == ["imperial college london"]
@@ -424,28 +424,29 @@ def test_names_a_question_spells():
     assert spelled_names("Which people know Spanish at Imperial College London?", idf.proper) == [
         "imperial college london", "spanish"]
     assert not Idf(["research and more research"]).proper("Research")
-    from assistant.answer.reader import _spells
+    from assistant.answer.who import spells
 
-    assert _spells("Funded by the N.S.F.? No: by the NSF, 2019", "nsf") and not _spells("a transfer student", "nsf")
-    assert _spells("Sorbonne Universite\u0301,\nParis", "sorbonne universite")  # accents and line breaks aside
-    assert _spells("Ph.D. in Physics", "phd") and _spells("PhD, 2019", "ph.d")  # dotted abbreviations glued
+    assert spells("Funded by the N.S.F.? No: by the NSF, 2019", "nsf") and not spells("a transfer student", "nsf")
+    assert spells("Sorbonne Universite\u0301,\nParis", "sorbonne universite")  # accents and line breaks aside
+    assert spells("Ph.D. in Physics", "phd") and spells("PhD, 2019", "ph.d")  # dotted abbreviations glued
 
 
 def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():
-    from assistant.answer.reader import _window
+    from assistant.answer.extent import window
 
     line = ("Professor Majid Ezzati, Chair in Global Environmental Health, School of Public Health, "
             "Imperial College London majid.ezzati@imperial.ac.uk")
-    a, b = _window(line, 0, len(line), 90, {"imperial", "college", "london", "connection"})
+    a, b = window(line, 0, len(line), 90, {"imperial", "college", "london", "connection"})
     assert "Imperial College London" in line[a:b] and b - a <= 90
     assert line[a:b] == line[a:b].strip() and (a == 0 or line[a - 1] == " ")  # whole words
-    a, b = _window(line, 0, len(line), 40, {"nothing"})
+    a, b = window(line, 0, len(line), 40, {"nothing"})
     assert a == 0 and line[a:b] == "Professor Majid Ezzati, Chair in Global"  # none there: the start
 
 
 def test_a_passage_ending_with_a_colon_takes_in_the_line_it_announces():
     from assistant.answer.candidates import candidates, pieces_of
-    from assistant.answer.reader import Reading, _with_what_follows
+    from assistant.answer.extent import with_what_follows
+    from assistant.answer.reader import Reading
     from index import Hit
 
     text = ("Cargo can build the docs: $ cargo doc\nIf you want cargo to open the generated documentation, you can use:\n"
@@ -456,12 +457,12 @@ def test_a_passage_ending_with_a_colon_takes_in_the_line_it_announces():
     r = Reading("What command opens the docs?", hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
                 np.zeros(len(cands)), np.zeros(len(cands)))
     c = next(c for c in cands if text[c.start:c.end].endswith("you can use:") and len(c.pieces) == 2)
-    a, b = _with_what_follows(r, c, c.start, c.end)
+    a, b = with_what_follows(r, c, c.start, c.end)
     assert text[a:b] == text[c.start:c.end] + "\n$ cargo doc --open"
-    a, b = _with_what_follows(r, c, c.start, c.end, limit=90)  # too long with the first line: it goes
+    a, b = with_what_follows(r, c, c.start, c.end, limit=90)  # too long with the first line: it goes
     assert text[a:b] == "If you want cargo to open the generated documentation, you can use:\n$ cargo doc --open"
     last = next(c for c in cands if text[c.start:c.end] == "Other settings follow.")
-    assert _with_what_follows(r, last, last.start, last.end) == (last.start, last.end)  # no colon: as it was
+    assert with_what_follows(r, last, last.start, last.end) == (last.start, last.end)  # no colon: as it was
 
 
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
@@ -666,7 +667,7 @@ def test_retrieve_puts_the_chunk_the_reader_would_answer_from_first(seed_assista
 
 
 def test_take_turns_puts_matched_documents_first_and_interleaves() -> None:
-    from assistant.answer.reader import take_turns
+    from assistant.answer.who import take_turns
 
     def hit(rank: int, doc: str) -> Hit:
         return Hit(rank, f"{doc}{rank}", doc, None, "", "t", 1.0 / rank)

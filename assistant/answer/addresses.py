@@ -39,7 +39,7 @@ def shapes(kind: str, text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None else []
 
 
-_AT_SIGN = re.compile(r"@|[\[({]\s*at\s*[\])}]")  # as `detect` reads e-mails: "jroe [at] example (dot) org"
+_AT_SIGN = re.compile(_AT, re.IGNORECASE)  # as `_EMAIL` reads it: "@", "[at]", "(AT)"
 _SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?")
 
 

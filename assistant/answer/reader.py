@@ -36,19 +36,19 @@ import numpy as np
 
 from index import Embedder, Hit
 from index.lemmas import lemma
-from index.lexical import STOPWORDS
 from index.reading import ReadingModel, reading_model
-from ingest.names import fold
 
 from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
 from .addresses import first_own
-from .candidates import LIMIT, Candidate, Piece, candidates, header_like, pieces_of
+from .candidates import Candidate, Piece, candidates, pieces_of
+from .extent import read_span, short, with_body, with_what_follows
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import names_one_title, people_named, stored_aliases
+from .who import glued, holds_name, spelled_names, take_turns, top_per_doc, what_was_searched
 
 log = logging.getLogger(__name__)
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
@@ -165,7 +165,7 @@ class Reader:
         named = bool(q.persons) or bool(people_named(question, owners, aliases)) or (
             self.store is not None and names_one_title(question, self.store))
         is_who = not named and detect.asks_who(question, q.kind == "people")
-        return is_who, (_top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
+        return is_who, (top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 
     def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
         """`hits` reordered by how likely each is to hold the answer: the reader's best candidate
@@ -220,8 +220,8 @@ class Reader:
         spelling: dict[str, float] = {}
         for d, v in match.items():
             full = self.store.document_text(d) if self.store is not None else None
-            text = _glued(full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d))
-            if all(_holds(text, n) for n in names):  # each document folded once, whatever the number of names
+            text = glued(full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d))
+            if all(holds_name(text, n) for n in names):  # each document folded once, whatever the number of names
                 spelling[d] = v
         return spelling or match
 
@@ -238,11 +238,11 @@ class Reader:
             return self._abstain(r, self._how_sure(p), p)
         c = r.cands[best]
         hit = r.hits[c.hit]
-        end = c.end if kind else _with_body(r, c)
-        start, end = _with_what_follows(r, c, c.start, end)
+        end = c.end if kind else with_body(r, c)
+        start, end = with_what_follows(r, c, c.start, end)
         text = hit.text[start:end]
         cite = citation_from_hit(1, hit, start, end, score=p)
-        span = _read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
+        span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
         if span is None and kind:
             idf = self.idf(r.hits)
             owner = owner_tokens(hit.owner)
@@ -320,7 +320,7 @@ class Reader:
             if hit_docs:
                 matches.append((match[hit_docs[0]], person, [by_doc[d] for d in hit_docs]))
         searched = len(people)
-        what = _searched(people)
+        what = what_was_searched(people)
         if not matches:
             why = f"{what} searched, 0 match"
             ans = self._abstain(r, why if anyone >= self.model.threshold else f"{why}; {self._how_sure(anyone)}",
@@ -340,170 +340,10 @@ class Reader:
             # a document without a person owner goes by its title; tagged only when people are listed beside it
             label = f"{person.name} (owner unknown)" if mixed and not person.owner_known else person.name
             prefix = f"- {label}: "
-            a, b = _short(r, i, max(40, PER_PERSON_CHARS - len(prefix)))
+            a, b = short(r, i, max(40, PER_PERSON_CHARS - len(prefix)))
             cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
             lines.append(f"{prefix}{flat(hit.text[a:b])} [{len(cites)}]")
             out.append(PersonAnswer(person.name, person.docs, (len(cites),), person.owner_known))
         note = f"{what} searched, {len(matches)} match"
         return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
                       people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
-
-
-def spelled_names(question: str, proper: Any = None) -> list[str]:
-    """The names a question spells, folded and spaced by single spaces: runs of two or more capitalised
-    words ("Which people have a connection to Imperial College London?" -> ["imperial college london"]),
-    and with `proper` (is this word a name? e.g. `features.Idf.proper`: capitalised and never written in
-    lower case in the collection) single names past the first word ("funded by the NSF" -> ["nsf"])."""
-    names = [" ".join(fold(question[a:b]).split()) for a, b in detect._runs(question)]
-    if proper is not None:
-        runs = " ".join(names)
-        names += [fold(m.group(0)) for m in re.finditer(r"\w+", question)
-                  if m.start() > 0 and len(m.group(0)) >= 2 and proper(m.group(0)) and fold(m.group(0)) not in runs]
-    return names
-
-
-_INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
-
-
-def _glued(text: str) -> str:
-    """`text` folded, spaced by single spaces, with dotted abbreviations glued as the lexical index
-    glues them ("Ph.D." is "phd")."""
-    return _INNER_DOT.sub("", " ".join(fold(text).split()))
-
-
-def _holds(glued: str, name: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(_INNER_DOT.sub('', name))}(?!\w)", glued) is not None
-
-
-def _spells(text: str, name: str) -> bool:
-    """Does `text` hold `name` as whole words ("NSF" is not in "transfer"), folded, with dotted
-    abbreviations glued on both sides ("Ph.D." is "PhD")?"""
-    return _holds(_glued(text), name)
-
-
-def _searched(people: Sequence[Person]) -> str:
-    """What a "who" question searched: "3 profiles", "5 documents", "17 profiles and 7 other documents"
-    (a document without a person owner is not a profile)."""
-    owned = sum(p.owner_known for p in people)
-    other = len(people) - owned
-
-    def n(k: int, word: str) -> str:
-        return f"{k} {word}{'s' if k != 1 else ''}"
-
-    if not other:
-        return n(owned, "profile")
-    if not owned:
-        return n(other, "document")
-    return f"{n(owned, 'profile')} and {n(other, 'other document')}"
-
-
-def _read_span(r: Reading, i: int, start: int, end: int) -> tuple[int, int] | None:
-    """The answer phrase the reading model's span head points at in candidate `i`, as offsets into the
-    quote text[start:end], when it rates the phrase above "no answer" (margin > 0); else None."""
-    if r.rr is None or not (r.rr.margin[i] > 0):
-        return None
-    a, b = r.rr.span[i]
-    if not (start <= a < b <= end):
-        return None
-    return a - start, b - start
-
-
-def _with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
-    """Where a fact answer ends: a candidate made only of header-like lines (an entry's title, place
-    and dates) is followed by the entry's body lines up to `limit` characters, since the header says
-    where and when but not what was done. Other candidates end where they end."""
-    text = r.hits[c.hit].text
-    if not all(header_like(text[r.pieces[j].start:r.pieces[j].end]) for j in c.pieces):
-        return c.end
-    end = c.end
-    for j in range(c.pieces[-1] + 1, len(r.pieces)):
-        p = r.pieces[j]
-        if p.hit != c.hit or header_like(text[p.start:p.end]) or len(" ".join(text[c.start:p.end].split())) > limit:
-            break
-        end = p.end
-    return end
-
-
-def _with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
-    """A passage that ends with a colon ("..., you can use:", "... determines the probable cause(s) of this
-    accident to be:") announces the line after it: that line is taken in too, dropping the passage's
-    first pieces when all of it would not fit in `limit` characters."""
-    text = r.hits[c.hit].text
-    if not text[start:end].rstrip().endswith(":"):
-        return start, end
-    last = max(j for j in c.pieces if r.pieces[j].start < end)
-    after = last + 1
-    if after >= len(r.pieces) or r.pieces[after].hit != c.hit:
-        return start, end
-    new_end = r.pieces[after].end
-    for j in c.pieces:  # the earliest start that still fits
-        a = max(start, r.pieces[j].start)
-        if len(flat(text[a:new_end])) <= limit:
-            return a, new_end
-    return start, end
-
-
-def _short(r: Reading, i: int, limit: int) -> tuple[int, int]:
-    """The candidate's piece sharing most words with the question (the first on a tie), cut to `limit`
-    characters at a word boundary."""
-    c = r.cands[i]
-    text = r.hits[c.hit].text
-    ids = list(c.pieces)
-    best = ids[0]
-    if len(ids) > 1:
-        qw = {w.lower() for w in r.question.split()}
-        best = max(ids, key=lambda j: len(qw & {w.lower() for w in text[r.pieces[j].start:r.pieces[j].end].split()}))
-    a, b = r.pieces[best].start, r.pieces[best].end
-    if b - a > limit:
-        a, b = _window(text, a, b, limit, {w.lower().strip(",.;:?!") for w in r.question.split()} - STOPWORDS)
-    return a, b
-
-
-def _window(text: str, a: int, b: int, limit: int, words: set[str]) -> tuple[int, int]:
-    """The stretch of text[a:b], whole words and at most `limit` characters, holding the most of
-    `words` (the earliest on a tie): a long line keeps the part that answers ("..., School of Public
-    Health, Imperial College London"), not only its start."""
-    starts = [m.start() for m in re.finditer(r"\S+", text[a:b])]
-    best, best_n = (a, a), -1
-    for s in starts:
-        end = text.rfind(" ", a + s, min(b, a + s + limit) + 1) if a + s + limit < b else b
-        end = end if end > a + s else min(b, a + s + limit)
-        n = sum(w.lower().strip(",.;:()") in words for w in text[a + s:end].split())
-        if n > best_n:
-            best, best_n = (a + s, end), n
-    return best
-
-
-def take_turns(hits: Sequence[Hit], doc_p: dict[str, float] | None = None, cut: float = math.inf) -> list[Hit]:
-    """Hits of several documents, each document's in their order, re-ordered so the documents take
-    turns: every document's first hit, then every second one, and so on. Documents whose probability
-    in `doc_p` reaches `cut` take their turns first, likeliest first; the others follow, taking turns
-    among themselves in the order they first appear."""
-    doc_p = doc_p or {}
-    first: dict[str, int] = {}
-    turn: list[int] = []
-    count: dict[str, int] = {}
-    for i, h in enumerate(hits):
-        first.setdefault(h.doc, i)
-        turn.append(count.get(h.doc, 0))
-        count[h.doc] = turn[-1] + 1
-
-    def key(i: int) -> tuple[bool, int, float, int]:
-        p = doc_p.get(hits[i].doc, -math.inf)
-        return (p < cut, turn[i], -p if p >= cut else 0.0, first[hits[i].doc])
-
-    return [hits[i] for i in sorted(range(len(hits)), key=key)]
-
-
-def _top_per_doc(hits: Sequence[Hit], n: int) -> list[Hit]:
-    count: dict[str, int] = {}
-    out = []
-    for h in hits:
-        if count.get(h.doc, 0) < n:
-            out.append(h)
-            count[h.doc] = count.get(h.doc, 0) + 1
-    return out
-
-
-def sigmoid(z: float) -> float:
-    return 1.0 / (1.0 + math.exp(-z))

@@ -1,0 +1,95 @@
+"""How much of a passage an answer quotes (step 6 of the answer path): a fact answer's passage with
+the entry body its header lines announce (`with_body`) or the line its closing colon announces
+(`with_what_follows`); a "who" line's piece that shares most words with the question, cut to fit
+(`short`, `window`); the phrase the reading model's span head points at (`read_span`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from index.lexical import STOPWORDS
+
+from .candidates import LIMIT, Candidate, header_like
+from .features import flat
+
+if TYPE_CHECKING:
+    from .reader import Reading
+
+
+def read_span(r: Reading, i: int, start: int, end: int) -> tuple[int, int] | None:
+    """The answer phrase the reading model's span head points at in candidate `i`, as offsets into the
+    quote text[start:end], when it rates the phrase above "no answer" (margin > 0); else None."""
+    if r.rr is None or not (r.rr.margin[i] > 0):
+        return None
+    a, b = r.rr.span[i]
+    if not (start <= a < b <= end):
+        return None
+    return a - start, b - start
+
+
+def with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
+    """Where a fact answer ends: a candidate made only of header-like lines (an entry's title, place
+    and dates) is followed by the entry's body lines up to `limit` characters, since the header says
+    where and when but not what was done. Other candidates end where they end."""
+    text = r.hits[c.hit].text
+    if not all(header_like(text[r.pieces[j].start:r.pieces[j].end]) for j in c.pieces):
+        return c.end
+    end = c.end
+    for j in range(c.pieces[-1] + 1, len(r.pieces)):
+        p = r.pieces[j]
+        if p.hit != c.hit or header_like(text[p.start:p.end]) or len(" ".join(text[c.start:p.end].split())) > limit:
+            break
+        end = p.end
+    return end
+
+
+def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
+    """A passage that ends with a colon ("..., you can use:", "... determines the probable cause(s) of this
+    accident to be:") announces the line after it: that line is taken in too, dropping the passage's
+    first pieces when all of it would not fit in `limit` characters."""
+    text = r.hits[c.hit].text
+    if not text[start:end].rstrip().endswith(":"):
+        return start, end
+    last = max(j for j in c.pieces if r.pieces[j].start < end)
+    after = last + 1
+    if after >= len(r.pieces) or r.pieces[after].hit != c.hit:
+        return start, end
+    new_end = r.pieces[after].end
+    for j in c.pieces:  # the earliest start that still fits
+        a = max(start, r.pieces[j].start)
+        if len(flat(text[a:new_end])) <= limit:
+            return a, new_end
+    return start, end
+
+
+def short(r: Reading, i: int, limit: int) -> tuple[int, int]:
+    """The candidate's piece sharing most words with the question (the first on a tie), cut to `limit`
+    characters at a word boundary."""
+    c = r.cands[i]
+    text = r.hits[c.hit].text
+    ids = list(c.pieces)
+    best = ids[0]
+    if len(ids) > 1:
+        qw = {w.lower() for w in r.question.split()}
+        best = max(ids, key=lambda j: len(qw & {w.lower() for w in text[r.pieces[j].start:r.pieces[j].end].split()}))
+    a, b = r.pieces[best].start, r.pieces[best].end
+    if b - a > limit:
+        a, b = window(text, a, b, limit, {w.lower().strip(",.;:?!") for w in r.question.split()} - STOPWORDS)
+    return a, b
+
+
+def window(text: str, a: int, b: int, limit: int, words: set[str]) -> tuple[int, int]:
+    """The stretch of text[a:b], whole words and at most `limit` characters, holding the most of
+    `words` (the earliest on a tie): a long line keeps the part that answers ("..., School of Public
+    Health, Imperial College London"), not only its start."""
+    starts = [m.start() for m in re.finditer(r"\S+", text[a:b])]
+    best, best_n = (a, a), -1
+    for s in starts:
+        end = text.rfind(" ", a + s, min(b, a + s + limit) + 1) if a + s + limit < b else b
+        end = end if end > a + s else min(b, a + s + limit)
+        n = sum(w.lower().strip(",.;:()") in words for w in text[a + s:end].split())
+        if n > best_n:
+            best, best_n = (a + s, end), n
+    return best
