@@ -14,7 +14,7 @@ import pytest
 from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
-from assistant.answer import detect, present, resolve
+from assistant.answer import asks, detect, present, resolve
 from assistant.answer.addresses import names_owner
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
@@ -55,18 +55,18 @@ def test_candidates_are_whole_lines_with_exact_offsets_and_a_header(seed_assista
 
 
 def test_detectors_read_question_syntax_and_text_shapes():
-    assert detect.asked("When did she graduate?") == "date"
-    assert detect.asked("In what year was the report filed?") == "date"
-    assert detect.asked("How many citations does he have?") == "number"
-    assert detect.asked("How did the engine fail?") == ""
-    assert detect.asked("Who supervised the thesis?") == "person"
-    assert detect.asked("Where did he study?") == "place"
+    assert asks.asked("When did she graduate?") == "date"
+    assert asks.asked("In what year was the report filed?") == "date"
+    assert asks.asked("How many citations does he have?") == "number"
+    assert asks.asked("How did the engine fail?") == ""
+    assert asks.asked("Who supervised the thesis?") == "person"
+    assert asks.asked("Where did he study?") == "place"
     # a form's label (a capitalised run right before a colon) is not a name; the value after it can be
     form = "Defining Event: Injuries: 1 Serious\nAdvisor: Adam Fishbein"
     assert [form[a:b] for k, a, b in detect.entities(form) if k == "person"] == ["Adam Fishbein"]
     # the first interrogative decides; a later one opens a clause
-    assert detect.asked("What was the pilot doing when the airplane crashed?") == ""
-    assert detect.asked("How did the people who wrote it react?") == ""
+    assert asks.asked("What was the pilot doing when the airplane crashed?") == ""
+    assert asks.asked("How did the people who wrote it react?") == ""
     line = "Focusing on High Performance Computing and Machine Learning advised by Umit V. Catalyurek."
     a, b = detect.phrase("person", line) or (0, 0)
     assert "Catalyurek" in line[a:b]
@@ -218,9 +218,9 @@ def test_unmatched_is_the_rarest_question_word_a_candidate_leaves_out(seed_assis
 
     # The type a "which"/"what" question names is what the answer is an instance of, not a word it holds:
     # "Which company ..." is answered by a company's name.
-    assert detect.type_word("Which company does Muhammed Fatih Balin work for now?") == "company"
-    assert detect.type_word("At which venue was the paper published?") == "venue"
-    assert detect.type_word("What is his GPA?") == "" and detect.type_word("Which of them won?") == ""
+    assert asks.type_word("Which company does Muhammed Fatih Balin work for now?") == "company"
+    assert asks.type_word("At which venue was the paper published?") == "venue"
+    assert asks.type_word("What is his GPA?") == "" and asks.type_word("Which of them won?") == ""
     q = "Which company does Muhammed Fatih Balin work for now?"
     hits = seed_assistant.search(q, 6)
     pieces = pieces_of(hits)
@@ -268,7 +268,7 @@ def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_
              "What is her home page?": "url", "What is the URL of her homepage?": "url",
              "Which paper mentions email spam?": "", "What is the address of Jane Roe?": "",
              "What is the site of the accident?": "", "Who sent the email?": "person"}
-    assert {q: detect.asked(q) for q in kinds} == kinds
+    assert {q: asks.asked(q) for q in kinds} == kinds
     text = "Contact: # rhaas@illinois.edu, www.ncsa.illinois.edu/ and https://github.com/jroe/x. See Ph.D., e.g. 2.5"
     assert [text[a:b] for a, b in detect.shapes("email", text)] == ["rhaas@illinois.edu"]
     assert [text[a:b] for a, b in detect.shapes("url", text)] == ["www.ncsa.illinois.edu/", "https://github.com/jroe/x"]

@@ -56,7 +56,7 @@ def test_seed_question_naming_nobody_is_not_scoped(seed_assistant):
 
 @pytest.mark.slow
 def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assistant):
-    from assistant.answer import detect
+    from assistant.answer import asks
 
     a = seed_assistant
     people = list(a.people.all())
@@ -65,7 +65,7 @@ def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assist
     # documents are searched separately, whatever the first word of the question
     for q in ("Which two people have studied in Texas?", "Which of these people worked on compilers?",
               "Whose work uses graph neural networks?", "Who has worked on GPUs?"):
-        assert detect.is_list(q, False), q
+        assert asks.is_list(q, False), q
         res = resolve(q, a.people, a.store)
         hits, note = scoped_retrieve(a.searcher, a.people, res, q, 5, per_person=2)
         assert note == "" and {p.name for p in people} <= {h.owner for h in hits if h.owner}, q
@@ -74,9 +74,9 @@ def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assist
               "What sections of the plan cover records?",  # parts of one thing, not a list of people
               "What command opens the generated documentation?",  # a verb and its object, not a plural
               "Which decoder option turns on strict decoding?"):  # a verb and its particle, past the third word
-        assert not detect.is_list(q, False), q
-    assert detect.is_list("Which accident reports involve Piper airplanes?", False)
-    assert detect.is_list("Which CV owners studied in Texas?", False)
+        assert not asks.is_list(q, False), q
+    assert asks.is_list("Which accident reports involve Piper airplanes?", False)
+    assert asks.is_list("Which CV owners studied in Texas?", False)
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """E-mail and web addresses: their written shapes, whose they are, and where a person's are.
 
-A question asking for the address of a person it names ("What is Jane Roe's email?"; `detect.asked`
+A question asking for the address of a person it names ("What is Jane Roe's email?"; `asks.asked`
 reads the noun asked for) cannot be answered by the candidate ranker: a bare "jroe@example.org" shares
 no word with the question and its chunk's cosine is diluted by the rest of a CV's header. So:
 - `shapes`: where a text holds an e-mail address (also written against robots, "jroe [at] example

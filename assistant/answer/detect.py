@@ -1,10 +1,6 @@
-"""General detectors: what kind of thing a question asks for, and where a text holds one.
+"""General detectors: where a text holds the kind of thing a question asks for (`asks.asked`).
 
-The kind asked comes from English interrogative syntax only ("when" / "what year" -> date,
-"how" + an adjective or adverb -> number, "who" / "whom" / "whose" -> person, "where" -> place or
-organisation), and from the noun a "what" question asks for when that noun names a kind with a
-written shape of its own ("What is Jane Roe's email?" -> email, "Which website ...?" -> url;
-`SHAPED`). What a text holds comes from general libraries and shapes: dateparser for dates (on
+What a text holds comes from general libraries and shapes: dateparser for dates (on
 the chosen candidate only; it is slow), year-like numbers, digits and currency signs,
 probablepeople's person / corporation tagging of capitalised runs, and the shapes of e-mail and web
 addresses (`addresses`). No domain words.
@@ -19,23 +15,10 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from .addresses import SHAPED, shapes
+from .asks import AUX, TOKENS
 from .present import OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
-# the nouns that ask for a shaped kind, alone or as the head of a two-word noun ("email address", "web page")
-_SHAPE_NOUNS = {"email": "email", "e-mail": "email", "emails": "email", "e-mails": "email",
-                "website": "url", "websites": "url", "web-site": "url", "homepage": "url", "home-page": "url",
-                "webpage": "url", "web-page": "url", "url": "url", "urls": "url"}
-_SHAPE_PAIRS = {("web", "page"): "url", ("home", "page"): "url", ("web", "site"): "url", ("web", "address"): "url"}
-_PREPOSITIONS = frozenset(["of", "for", "at", "on", "in", "from", "to", "with", "by", "as"])
-_AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
-_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
-                          "our", "their", "every", "each", "all", "any", "some", "no"])
-# English prepositions and verb particles: a word ending in "s" right before one of them, past the
-# question's first noun, is a verb with its particle or object ("Which option turns on strict mode?")
-_PARTICLES = frozenset(["on", "off", "up", "down", "out", "in", "into", "onto", "to", "for", "from", "with",
-                        "about", "at", "by", "over", "through"])
-_TOKENS = re.compile(r"[\w'’.-]+")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 # a number glued to a word by a hyphen ("COVID-19", "model-3") is part of a name, not a quantity;
 # a unit may follow after a space or a hyphen ("2-week", "30 mL")
@@ -50,62 +33,6 @@ _NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[ \t
 # a list's enumerator ("19. Patients with ...", "3) Dose"): a number that counts nothing
 _ENUM = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*\(?\d{1,3}[.)](?=\s+\S)")
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
-
-
-def asked(question: str) -> str:
-    """The kind of thing `question` asks for: one of `KINDS`, or "" (a passage).
-
-    The first interrogative decides; a later one opens a clause ("What was the pilot doing *when* the
-    airplane crashed?" asks for an activity, not a date)."""
-    words = [w.lower() for w in _TOKENS.findall(question)]
-    for i, w in enumerate(words):
-        nxt = words[i + 1] if i + 1 < len(words) else ""
-        if w == "when":
-            return "date"
-        if w in ("what", "which"):
-            return "date" if nxt in ("year", "date", "month", "day") else _shape_asked(words[i + 1:])
-        if w == "how":
-            return "number" if nxt and nxt not in _AUX else ""
-        if w in ("who", "whom", "whose"):
-            return "person"
-        if w == "where":
-            return "place"
-    return ""
-
-
-def _shape_asked(words: list[str]) -> str:
-    """The shaped kind (`SHAPED`) the words after "what"/"which" ask for, or "": the type phrase before
-    the verb ("Which *email address* does she use?"), else the subject after it, up to a preposition
-    ("What is *the email address* of Jane Roe?", "What is *Jane Roe's email*?"), judged by its last two
-    words."""
-    j = next((n for n, w in enumerate(words) if w in _AUX), len(words))
-    phrase = words[:j] if j else words[1:]
-    phrase = phrase[: next((n for n, w in enumerate(phrase) if w in _PREPOSITIONS), len(phrase))]
-    tail = [w.strip(".-") for w in phrase[-2:]]
-    if not tail:
-        return ""
-    if len(tail) == 2 and (tail[0], tail[1]) in _SHAPE_PAIRS:
-        return _SHAPE_PAIRS[(tail[0], tail[1])]
-    if tail[-1] == "address" and len(tail) == 2:
-        return _SHAPE_NOUNS.get(tail[0], "")
-    return _SHAPE_NOUNS.get(tail[-1], "")
-
-
-def type_word(question: str) -> str:
-    """The noun a "what"/"which" question names as the type of its answer ("Which *company* does she
-    work for?", "At what *venue* was it published?"): the last word of the phrase between the
-    interrogative and its auxiliary verb, when that phrase is one to three words. The answer is an
-    instance of the type (a company's name), so a passage need not contain the word itself. "" when
-    there is none ("What is ...", "Which of ...")."""
-    words = [w.lower() for w in _TOKENS.findall(question)]
-    for i, w in enumerate(words):
-        if w not in ("what", "which"):
-            continue
-        for j in range(i + 1, min(i + 5, len(words))):
-            if words[j] in _AUX:
-                return words[j - 1] if 1 <= j - i - 1 <= 3 and words[i + 1] not in ("of", "the", "a", "an") else ""
-        return ""
-    return ""
 
 
 def has_year(text: str) -> bool:
@@ -248,57 +175,6 @@ def holds(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> bool:
     return bool(shapes(kind, text))
 
 
-def asks_one(question: str) -> bool:
-    """"Who is/was the/a <singular> ...?" asks whom one role names (a fact question), unlike "Who has
-    ...?" or "Who are the ...?", which ask for every match."""
-    words = [w.lower() for w in _TOKENS.findall(question)]
-    return words[:1] in (["who"], ["whom"]) and words[1:2] in (["is"], ["was"]) and words[2:3] in (["the"], ["a"], ["an"])
-
-
-def asks_who(question: str, people_kind: bool) -> bool:
-    """The one test the search and the reader share: does a question that names nobody ask for every
-    matching person? `people_kind` is `question.analyze`'s verdict ("Is there anyone who ...")."""
-    return (people_kind or is_list(question, False)) and not asks_one(question)
-
-
-def is_list(question: str, names_someone: bool) -> bool:
-    """Does `question` ask for every matching person or document ("Who has ...?", "Which reports ...?")?
-
-    Syntax only: "who"/"whose" opening a question that names nobody (but not "Who is/was the/a
-    <singular> ...?", which asks for one role's holder), or "which"/"what" followed
-    (within three words, or "which of") by a plural noun: a word ending in "s" whose lemma is shorter,
-    or "people", English's plural of "person" ("Which two people ...?"). Other irregular plurals are
-    not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
-    A plural followed by "of" names parts of one thing ("Which parts of N1181Y were damaged?"): a
-    fact about it, not a list of people or documents. A word ending in "s" after the first noun and
-    before a determiner, a preposition or a particle is a verb with its object ("What command opens the
-    docs?", "Which asn1Decoding option turns on strict decoding?"), not a plural.
-    """
-    from index.lemmas import lemma
-
-    if names_someone:
-        return False
-    words = [w.lower() for w in _TOKENS.findall(question)]
-    if words and words[0] in ("who", "whose", "whom"):
-        return not asks_one(question)
-    for i, w in enumerate(words[:4]):
-        if w not in ("which", "what"):
-            continue
-        nxt = words[i + 1:i + 4]
-        if nxt[:1] == ["of"]:
-            return True
-        for j, x in enumerate(nxt):
-            if x in _AUX:
-                break
-            plural = x == "people" or (len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x)
-            after = words[i + j + 2:i + j + 3]  # the word after x, which may lie past the three read
-            if plural and j and after and after[0] in _DETERMINERS | _PARTICLES:
-                break  # "What command opens the docs?", "Which option turns on ...": a verb, not a plural noun
-            if plural:
-                return after != ["of"]
-    return False
-
-
 def warm() -> None:
     """Load what the first answer would otherwise wait for: dateparser's search (a second of imports
     and pattern compilation) and simplemma's English dictionary (half a second)."""
@@ -379,7 +255,7 @@ def _in_date(text: str, a: int, b: int) -> bool:
 
 def _said(phrase: str, question: str) -> bool:
     """Does the question itself say `phrase` ("172" in "the Cessna 172 crash")?"""
-    words = _TOKENS.findall(phrase.casefold())
+    words = TOKENS.findall(phrase.casefold())
     return bool(words) and re.search(r"(?<![\w.-])" + r"\W+".join(map(re.escape, words)) + r"(?![\w-])",
                                      question.casefold()) is not None
 
@@ -410,7 +286,7 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
-        spans = [sp for sp in spans if any(named(w) for w in _TOKENS.findall(text[sp[0]:sp[1]]))] or spans
+        spans = [sp for sp in spans if any(named(w) for w in TOKENS.findall(text[sp[0]:sp[1]]))] or spans
     if kind in SHAPED and spans:
         return spans[0]  # an address stands alone: the first one
     if not spans or not near or len(spans) == 1:
@@ -422,7 +298,7 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         weight[lemma(w)] = max(v, weight.get(lemma(w), 0.0))
     starts: list[int] = []
     at: dict[str, list[int]] = {}  # question word -> its word positions in the text
-    for n, m in enumerate(_TOKENS.finditer(text)):
+    for n, m in enumerate(TOKENS.finditer(text)):
         starts.append(m.start())
         w = lemma(m.group(0).lower().strip(".,;:'’"))
         if w in weight:
@@ -454,7 +330,7 @@ def _measures(phrase: str, question: str) -> bool:
 
     from .resolve import common_words
 
-    words = [w.lower() for w in _TOKENS.findall(question)]
+    words = [w.lower() for w in TOKENS.findall(question)]
     unit = re.findall(r"[^\W\d_]+", phrase)[-1:] if re.search(r"[^\W\d_]$", phrase.strip()) else []
     unit = [u.lower() for u in unit if u.lower() not in common_words()]  # "40 with": no unit
     for i, w in enumerate(words[:-1]):
@@ -464,7 +340,7 @@ def _measures(phrase: str, question: str) -> bool:
         if nxt in ("many", "much") and unit:
             counted = []  # the words up to the verb: "How many total flight hours did ..."
             for x in words[i + 2:i + 6]:
-                if x in _AUX:
+                if x in AUX:
                     break
                 counted.append(lemma(x))
             return lemma(unit[0]) in counted

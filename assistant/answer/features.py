@@ -37,7 +37,7 @@ from index.lemmas import lemmas
 from index.lexical import STOPWORDS
 from ingest.names import fold
 
-from . import detect, present
+from . import asks, detect, present
 from .candidates import Candidate, Piece
 
 NAMES = (
@@ -264,7 +264,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     qlem = {w for w in lemmas(question)}
     qweights = {w: idf(w) for w in qlem}
     qwords = {fold(w) for w in _WORD.findall(question)}
-    kind = detect.asked(question)
+    kind = asks.asked(question)
     now = present.asks_now(question)
     now_sec = [now and present.says_now(sec) for sec in sections]  # per hit, not per candidate
     top_score = max((h.score for h in hits), default=1.0) or 1.0
@@ -324,7 +324,7 @@ def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands
         return np.zeros(0, np.float32)
     common = common_words()
     owners = lemmas(" ".join(h.owner or "" for h in hits))
-    typed = lemmas(detect.type_word(question))  # "which company": the answer names a company, not the word
+    typed = lemmas(asks.type_word(question))  # "which company": the answer names a company, not the word
     asked = {w for w in lemmas(question) - owners - typed if w not in common}
     top = math.log((idf.n + 1) / 0.5) or 1.0
     texts = [h.text for h in hits]

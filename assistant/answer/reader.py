@@ -40,7 +40,7 @@ from index.reading import ReadingModel, reading_model
 
 from ..people import Person, group_people
 from ..question import analyze
-from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
+from . import Answer, Citation, PersonAnswer, asks, citation_from_hit, detect
 from .addresses import first_own
 from .candidates import Candidate, Piece, candidates, pieces_of
 from .extent import read_span, short, with_body, with_what_follows
@@ -164,7 +164,7 @@ class Reader:
         aliases = stored_aliases(self.store) if self.store is not None else None
         named = bool(q.persons) or bool(people_named(question, owners, aliases)) or (
             self.store is not None and names_one_title(question, self.store))
-        is_who = not named and detect.asks_who(question, q.kind == "people")
+        is_who = not named and asks.asks_who(question, q.kind == "people")
         return is_who, (top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 
     def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
@@ -188,7 +188,7 @@ class Reader:
                 docs, xd, _ = doc_features(r)
                 doc_p = {d: float(v) for d, v in zip(docs, self.model.matches(xd), strict=True)}
             return take_turns(hits, doc_p, self.model.who_threshold)
-        kind = detect.asked(question)
+        kind = asks.asked(question)
         if kind in detect.SHAPED and (named := self._named(r)) and (own := self._own_address(r, kind, named)):
             first = own.citations[0].chunk_id  # the chunk `write` answers from (see `_fact`)
             return sorted(hits, key=lambda h: h.chunk_id != first)
@@ -227,7 +227,7 @@ class Reader:
 
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
-        kind = detect.asked(r.question)
+        kind = asks.asked(r.question)
         p = self.model.answerable(r.p, r.x, r.unmatched, r.read)
         if kind in detect.SHAPED and (named := self._named(r)):
             what = "an e-mail address" if kind == "email" else "a web address"

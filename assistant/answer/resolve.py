@@ -60,7 +60,7 @@ from ingest.names import names_match, split_name
 
 from ..people import PERSON_K
 from ..question import analyze
-from . import detect, present
+from . import asks, detect, present
 from .addresses import shapes
 
 if TYPE_CHECKING:
@@ -431,13 +431,13 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
                     *, who: bool | None = None, per_person: int = 6, person_k: int = PERSON_K) -> tuple[list[Hit], str]:
     """The hits for `question` and the note saying what they were scoped to (see the module docstring).
 
-    `who` (default: read from the question as the reader reads it, `detect.asks_who`): the question asks which people match ("Who has worked on ...", "Which two
+    `who` (default: read from the question as the reader reads it, `asks.asks_who`): the question asks which people match ("Who has worked on ...", "Which two
     people ..."); every person is searched separately, those of the resolved documents first, and the
     note is empty. A question naming a person, or one document by its title, is never a "who" question.
     """
     if who is None:
         who = (not resolution.persons and not resolution.one_document
-               and detect.asks_who(question, analyze(question, people.names()).kind == "people"))
+               and asks.asks_who(question, analyze(question, people.names()).kind == "people"))
     if who:
         order = list(people.all())
         if resolution.docs:
@@ -452,7 +452,7 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     want = max(k, person_k) if resolution.persons else k
     # The naming words stay in the query: dropping them inside the scope was measured worse.
     scoped = searcher.search(question, want, docs=list(resolution.docs))
-    if resolution.persons and (kind := detect.asked(question)) in detect.SHAPED:  # an address
+    if resolution.persons and (kind := asks.asked(question)) in detect.SHAPED:  # an address
         scoped = look_through(searcher.store, scoped, resolution.docs, lambda text: bool(shapes(kind, text)))
     elif resolution.persons and present.asks_now(question):  # an entry still running
         scoped = look_through(searcher.store, scoped, resolution.docs, present.open_range)

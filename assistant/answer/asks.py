@@ -1,0 +1,133 @@
+"""What a question asks, read from English interrogative syntax alone: the kind of thing it asks for
+(`asked`: "when" / "what year" -> date, "how" + an adjective or adverb -> number, "who" / "whom" /
+"whose" -> person, "where" -> place or organisation, and the noun a "what" question asks for when it
+names a kind with a written shape of its own, "What is Jane Roe's email?" -> email; `addresses.SHAPED`),
+the noun it names as its answer's type (`type_word`), and whether it asks for one person or every match
+(`asks_one`, `asks_who`, `is_list`). Where a text holds such a thing is `detect`'s. No domain words.
+"""
+
+from __future__ import annotations
+
+import re
+
+# the nouns that ask for a shaped kind, alone or as the head of a two-word noun ("email address", "web page")
+_SHAPE_NOUNS = {"email": "email", "e-mail": "email", "emails": "email", "e-mails": "email",
+                "website": "url", "websites": "url", "web-site": "url", "homepage": "url", "home-page": "url",
+                "webpage": "url", "web-page": "url", "url": "url", "urls": "url"}
+_SHAPE_PAIRS = {("web", "page"): "url", ("home", "page"): "url", ("web", "site"): "url", ("web", "address"): "url"}
+_PREPOSITIONS = frozenset(["of", "for", "at", "on", "in", "from", "to", "with", "by", "as"])
+AUX = frozenset(["do", "does", "did", "is", "are", "was", "were", "am", "be", "been", "can", "could", "would", "should", "will", "shall", "has", "have", "had", "may", "might", "must"])
+_DETERMINERS = frozenset(["the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "its",
+                          "our", "their", "every", "each", "all", "any", "some", "no"])
+# English prepositions and verb particles: a word ending in "s" right before one of them, past the
+# question's first noun, is a verb with its particle or object ("Which option turns on strict mode?")
+_PARTICLES = frozenset(["on", "off", "up", "down", "out", "in", "into", "onto", "to", "for", "from", "with",
+                        "about", "at", "by", "over", "through"])
+TOKENS = re.compile(r"[\w'’.-]+")
+
+
+def asked(question: str) -> str:
+    """The kind of thing `question` asks for: one of `detect.KINDS`, or "" (a passage).
+
+    The first interrogative decides; a later one opens a clause ("What was the pilot doing *when* the
+    airplane crashed?" asks for an activity, not a date)."""
+    words = [w.lower() for w in TOKENS.findall(question)]
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w == "when":
+            return "date"
+        if w in ("what", "which"):
+            return "date" if nxt in ("year", "date", "month", "day") else _shape_asked(words[i + 1:])
+        if w == "how":
+            return "number" if nxt and nxt not in AUX else ""
+        if w in ("who", "whom", "whose"):
+            return "person"
+        if w == "where":
+            return "place"
+    return ""
+
+
+def _shape_asked(words: list[str]) -> str:
+    """The shaped kind (`addresses.SHAPED`) the words after "what"/"which" ask for, or "": the type phrase before
+    the verb ("Which *email address* does she use?"), else the subject after it, up to a preposition
+    ("What is *the email address* of Jane Roe?", "What is *Jane Roe's email*?"), judged by its last two
+    words."""
+    j = next((n for n, w in enumerate(words) if w in AUX), len(words))
+    phrase = words[:j] if j else words[1:]
+    phrase = phrase[: next((n for n, w in enumerate(phrase) if w in _PREPOSITIONS), len(phrase))]
+    tail = [w.strip(".-") for w in phrase[-2:]]
+    if not tail:
+        return ""
+    if len(tail) == 2 and (tail[0], tail[1]) in _SHAPE_PAIRS:
+        return _SHAPE_PAIRS[(tail[0], tail[1])]
+    if tail[-1] == "address" and len(tail) == 2:
+        return _SHAPE_NOUNS.get(tail[0], "")
+    return _SHAPE_NOUNS.get(tail[-1], "")
+
+
+def type_word(question: str) -> str:
+    """The noun a "what"/"which" question names as the type of its answer ("Which *company* does she
+    work for?", "At what *venue* was it published?"): the last word of the phrase between the
+    interrogative and its auxiliary verb, when that phrase is one to three words. The answer is an
+    instance of the type (a company's name), so a passage need not contain the word itself. "" when
+    there is none ("What is ...", "Which of ...")."""
+    words = [w.lower() for w in TOKENS.findall(question)]
+    for i, w in enumerate(words):
+        if w not in ("what", "which"):
+            continue
+        for j in range(i + 1, min(i + 5, len(words))):
+            if words[j] in AUX:
+                return words[j - 1] if 1 <= j - i - 1 <= 3 and words[i + 1] not in ("of", "the", "a", "an") else ""
+        return ""
+    return ""
+
+
+def asks_one(question: str) -> bool:
+    """"Who is/was the/a <singular> ...?" asks whom one role names (a fact question), unlike "Who has
+    ...?" or "Who are the ...?", which ask for every match."""
+    words = [w.lower() for w in TOKENS.findall(question)]
+    return words[:1] in (["who"], ["whom"]) and words[1:2] in (["is"], ["was"]) and words[2:3] in (["the"], ["a"], ["an"])
+
+
+def asks_who(question: str, people_kind: bool) -> bool:
+    """The one test the search and the reader share: does a question that names nobody ask for every
+    matching person? `people_kind` is `question.analyze`'s verdict ("Is there anyone who ...")."""
+    return (people_kind or is_list(question, False)) and not asks_one(question)
+
+
+def is_list(question: str, names_someone: bool) -> bool:
+    """Does `question` ask for every matching person or document ("Who has ...?", "Which reports ...?")?
+
+    Syntax only: "who"/"whose" opening a question that names nobody (but not "Who is/was the/a
+    <singular> ...?", which asks for one role's holder), or "which"/"what" followed
+    (within three words, or "which of") by a plural noun: a word ending in "s" whose lemma is shorter,
+    or "people", English's plural of "person" ("Which two people ...?"). Other irregular plurals are
+    not told apart from irregular past tenses ("men" / "won") without a tagger, so they are left out.
+    A plural followed by "of" names parts of one thing ("Which parts of N1181Y were damaged?"): a
+    fact about it, not a list of people or documents. A word ending in "s" after the first noun and
+    before a determiner, a preposition or a particle is a verb with its object ("What command opens the
+    docs?", "Which asn1Decoding option turns on strict decoding?"), not a plural.
+    """
+    from index.lemmas import lemma
+
+    if names_someone:
+        return False
+    words = [w.lower() for w in TOKENS.findall(question)]
+    if words and words[0] in ("who", "whose", "whom"):
+        return not asks_one(question)
+    for i, w in enumerate(words[:4]):
+        if w not in ("which", "what"):
+            continue
+        nxt = words[i + 1:i + 4]
+        if nxt[:1] == ["of"]:
+            return True
+        for j, x in enumerate(nxt):
+            if x in AUX:
+                break
+            plural = x == "people" or (len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x)
+            after = words[i + j + 2:i + j + 3]  # the word after x, which may lie past the three read
+            if plural and j and after and after[0] in _DETERMINERS | _PARTICLES:
+                break  # "What command opens the docs?", "Which option turns on ...": a verb, not a plural noun
+            if plural:
+                return after != ["of"]
+    return False
