@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 # owner, and a header field ("Metadata-Version: 2.1") no title; 4: ... nor one whose hyphenated words it
 # writes in lower case piece by piece ("Shared MIME-info"); 5: owners from a name in capitals with a degree
 # agreeing with the file name, a name line under a row of labels, a format title that is a name; a byline
-# run together names several people (no owner)
-INGEST_VERSION = 5
+# run together names several people (no owner); 6: an e-mail written against robots ("jroe [at] example
+# (dot) org") near the top is a contact handle too (`addresses`)
+INGEST_VERSION = 6
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .addresses import EMAIL, own_part
 from .document import Section
 from .owner_names import _handle_words, normalise
 from .parsed import Parsed
@@ -21,7 +22,9 @@ TOP_LINES = 12  # lines of page 1 read for candidates
 MAX_LINE = 160  # characters: a longer line is a paragraph of prose, not a name line
 HEADER_CHARS = 1000  # where contact details (e-mail, homepage) of the owner are looked for
 
-EMAIL = re.compile(r"([\w.+-]+)@([\w-]+(?:\.[\w-]+)+)")
+# Bare host names only under the common top-level domains here: the general shape (`addresses.URL`, any
+# dotted name ending in letters) gave a package description a wrong owner ("Gguf Dump") and cost four
+# right ones on 60 of them, with realdocs, papers and the profiles unchanged.
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+|\b[\w-]+(?:\.[\w-]+)*\.(?:github\.io|com|org|net|edu|io|me|ch|de|fr|uk|ca)(?:/[^\s<>()\[\]\"']*)?", re.I)
 LINK = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+", re.I)
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\(?\d{1,3}\)?[ -]?\d{3}[ -]\d{3,4}[ -]?\d{0,4}|linkedin|github\.com", re.I)
@@ -86,7 +89,7 @@ def looks_personal(cleaned: str, sections: Sequence[Section] | None, titled: boo
 def contact_handles(cleaned: str, path: Path) -> dict[str, list[str]]:
     """E-mail local parts and URLs near the top (contact details), and the file name."""
     header = cleaned[:HEADER_CHARS]
-    emails = [m.group(1) for m in EMAIL.finditer(header)]
+    emails = [own_part(m.group(0)) for m in EMAIL.finditer(header)]
     urls = [u for u in URL.findall(header) if "@" not in u]
     return {"email": emails, "url": urls, "filename": [path.stem]}
 

@@ -485,3 +485,15 @@ def test_name_lines_and_degrees() -> None:
     assert ("Mary Jane Ma", 1.0) in line_windows("Mary Jane Ma")
     assert listed_people("Ahmed Quillon Bora Tennant Cyril Vasko") >= 2
     assert listed_people("Radu Andrei Pârvulescu") == 0 and listed_people("Jane Roe") == 0
+
+
+def test_contact_handles_read_addresses_by_their_shape() -> None:
+    from ingest.addresses import own_part, shapes
+    from ingest.owner_page import contact_handles
+
+    header = "Jane Roe\njroe [at] example (dot) org · j.roe@cs.example.ac.uk · https://janeroe.example.org\n"
+    assert contact_handles(header, Path("cv_roe.pdf"))["email"] == ["jroe", "j.roe"]  # also written against robots
+    assert contact_handles(header, Path("cv_roe.pdf"))["filename"] == ["cv_roe"]
+    assert [header[a:b] for a, b in shapes("email", header)] == ["jroe [at] example (dot) org", "j.roe@cs.example.ac.uk"]
+    assert own_part("https://www.janeroe.example.org/cv") == "janeroe.example.org/cv"
+    assert own_part("JRoe (AT) example.org") == "JRoe"

@@ -3,8 +3,8 @@
 A question asking for the address of a person it names ("What is Jane Roe's email?"; `asks.asked`
 reads the noun asked for) cannot be answered by the candidate ranker: a bare "jroe@example.org" shares
 no word with the question and its chunk's cosine is diluted by the rest of a CV's header. So:
-- `shapes`: where a text holds an e-mail address (also written against robots, "jroe [at] example
-  (dot) org") or a web address (a scheme, "www.", or a dotted host name ending in letters);
+- `shapes` (`ingest.addresses`): where a text holds an e-mail address (also written against robots,
+  "jroe [at] example (dot) org") or a web address (a scheme, "www.", or a dotted host name ending in letters);
 - the person's documents are looked through for chunks holding one (`resolve.look_through`), added
   after the search's hits;
 - `names_owner` / `first_own`: the answer is the first address in the person's document that spells
@@ -19,28 +19,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from index import Hit
+from ingest.addresses import own_part, shapes
 from ingest.names import fold
 
 from .candidates import Candidate
 
 SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
-_END = r"[^\s<>\"'()\[\].,;:!?]"  # a character an address may end with: not a space, bracket or full stop
-# "@" and "." also as written to keep robots off: "jroe [at] example (dot) org"
-_AT, _DOT = r"(?:\s*@\s*|\s*[\[({]\s*at\s*[\])}]\s*)", r"(?:\.|\s*[\[({]\s*dot\s*[\])}]\s*)"
-_EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[^\W\d_]{{2,}}(?![\w-])", re.IGNORECASE)
-# a scheme or "www.", else a dotted host name ending in letters ("jroe.github.io"), with an optional path
-_URL = re.compile(r"(?:\bhttps?://|\bwww\.)[^\s<>\"'()\[\]]*" + _END +
-                  r"|(?<![\w@.+-])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/(?:[^\s<>\"'()\[\]]*" + _END + r")?)?(?![\w@-])")
-
-
-def shapes(kind: str, text: str) -> list[tuple[int, int]]:
-    """Where `text` holds an e-mail address (`kind` "email") or a web address ("url"), in order."""
-    pattern = _EMAIL if kind == "email" else _URL if kind == "url" else None
-    return [(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None else []
-
-
-_AT_SIGN = re.compile(_AT, re.IGNORECASE)  # as `_EMAIL` reads it: "@", "[at]", "(AT)"
-_SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?")
 
 
 def names_owner(address: str, owner: str | None) -> bool:
@@ -52,9 +36,7 @@ def names_owner(address: str, owner: str | None) -> bool:
     "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
     words = [fold(w).strip(".,") for w in (owner or "").split()]
     words = [w for w in words if w.isalpha()]
-    folded = fold(address)
-    own = _AT_SIGN.split(folded, maxsplit=1)[0] if _AT_SIGN.search(folded) else _SCHEME.sub("", folded)
-    runs = re.findall(r"[^\W\d_]+", own)
+    runs = re.findall(r"[^\W\d_]+", fold(own_part(address)))
     runs.append("".join(runs))
     initials = "".join(w[0] for w in words)
     short = {w for w in words if len(w) == 2}

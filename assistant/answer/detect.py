@@ -14,7 +14,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from .addresses import SHAPED, shapes
+from ingest.addresses import shapes
+
+from .addresses import SHAPED
 from .asks import AUX, TOKENS
 from .present import OPEN_END
 

@@ -56,12 +56,12 @@ from typing import TYPE_CHECKING
 from index import Hit, Searcher, Store
 from index.doc_terms import key as doc_terms_key
 from index.lexical import STOPWORDS, terms
+from ingest.addresses import shapes
 from ingest.names import names_match, split_name
 
 from ..people import PERSON_K
 from ..question import analyze
 from . import asks, detect, present
-from .addresses import shapes
 
 if TYPE_CHECKING:
     from ..people import People
