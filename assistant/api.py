@@ -43,7 +43,7 @@ from .answer.reader import Reader
 from .followup import resolve
 from .people import People
 from .settings import Settings, SettingsError
-from .table import Field, Row, Table, build_row, build_table, choose_fields, pick_people
+from .table import COLUMN_MARGIN, Field, Row, Table, build_row, build_table, choose_fields, pick_people
 from .table import Progress as TableProgress
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)
@@ -233,18 +233,20 @@ class Assistant:
         return replace(answer, question=question, resolved=resolved, notes=notes)
 
     def table(self, fields: Sequence[Field] | None = None, people: Sequence[str] | None = None,
-              progress: TableProgress | None = None) -> Table:
+              progress: TableProgress | None = None, margin: float | None = COLUMN_MARGIN) -> Table:
         """A row per person (document owner), a cell per field: each field's question asked about each
         person and answered from their documents, with its value, confidence and citation; an empty
         cell where the reader abstains (see `assistant.table`). `fields`: default the `cv` preset;
         `people`: names in any written form (an unknown or ambiguous one is a `TableError`), default
-        everyone; `progress(done, total, what)` is called after each cell."""
+        everyone; `progress(done, total, what)` is called after each cell; `margin`: a cell this many
+        logits less sure than the median of its column is left empty (None: every answer kept)."""
         chosen = pick_people(self.people.all(), people)
-        return build_table(self.ask, chosen, fields or choose_fields(), progress)
+        return build_table(self.ask, chosen, fields or choose_fields(), progress, margin)
 
     def profile(self, name: str, fields: Sequence[Field] | None = None) -> Row | None:
         """The person `name` names (any written form) as one row of the table, or None if nobody
-        matches (or the name could be several people)."""
+        matches (or the name could be several people). A row alone has no column to be read against,
+        so its cells are every answer the reader gives (`Assistant.table` with `margin=None`)."""
         person = self.people.find(name)
         return build_row(self.ask, person, fields or choose_fields()) if person else None
 

@@ -5,7 +5,11 @@ position?"). `build_table` asks each field's question about each person through 
 (`Assistant.ask`: a question naming a person searches only that person's documents) and keeps, per
 cell, the answer's lead phrase (`Answer.fact`, else the start of its first quote), the reader's
 confidence and the citation; an abstention is an empty cell ("not stated"), never a guess. A cell
-only quotes the person's own documents: an answer citing someone else's leaves it empty.
+only quotes the person's own documents: an answer citing someone else's leaves it empty. Once every row
+is built, each column is read as a whole (`against_column`): a cell far less sure than the same field's
+other cells is left empty, because the reader's confidence is on a different scale for each question
+(a PhD question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title
+question at 0.7 from the job line), and the other people's answers to the same question show its scale.
 Fields come from a named preset shipped in `assistant/fields/NAME.toml` (`cv` by default), from a
 TOML file of the same shape, or from "Label=question" strings that add or replace fields.
 `citewise profile NAME` is one row of the same table, shown vertically (`card_text`).
@@ -17,7 +21,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
+import statistics
 import textwrap
 import tomllib
 from collections.abc import Callable, Collection, Sequence
@@ -38,6 +44,13 @@ NAME = "{name}"  # where a field's question puts the person's name
 VALUE_CHARS = 120  # a cell without a lead phrase shows at most this much of its quote
 BULLETS = "-–—•·*▪◦○➔>#"  # list and Markdown markers a value does not start with
 FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
+# A filled cell whose confidence is more than COLUMN_MARGIN logits below the median of its column's filled
+# cells is left empty, when the column has at least COLUMN_ROWS of them. Fitted on the table's tune people
+# (bench/questions/table.jsonl): right cells lie at most 0.54 below their column's median, the answers to a
+# field the CV does not give 1.3 to 4 below it; 1.0 is inside that gap. See docs/measured.md.
+COLUMN_MARGIN = 1.0
+COLUMN_ROWS = 4
+UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell left empty by against_column
 
 Ask = Callable[[str], Answer]
 Progress = Callable[[int, int, str], None]  # (cells done, cells in all, "person: field")
@@ -66,6 +79,7 @@ class Cell:
     value: str = ""  # the lead phrase, or the start of the quote (a slice of it); "" = not stated
     confidence: float | None = None  # the reader's probability for its best passage (None: no reader)
     citation: Citation | None = None  # None when the documents do not state it
+    note: str = ""  # why a cell with an answer was left empty (UNSURE), else ""
 
     @property
     def source(self) -> str:
@@ -79,7 +93,8 @@ class Cell:
     def to_dict(self) -> dict[str, Any]:
         return {"field": self.field, "value": self.value,
                 "confidence": None if self.confidence is None else round(self.confidence, 4),
-                "source": self.source, "citation": self.citation.to_dict() if self.citation else None}
+                "source": self.source, "citation": self.citation.to_dict() if self.citation else None,
+                **({"note": self.note} if self.note else {})}
 
 
 @dataclass(frozen=True)
@@ -272,8 +287,32 @@ def build_row(ask: Ask, person: Person, fields: Sequence[Field], progress: Calla
     return Row(person.name, person.docs, tuple(cells))
 
 
-def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], progress: Progress | None = None) -> Table:
-    """A row per person of `people`, a cell per field (see the module docstring)."""
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS) -> Table:
+    """`table` with every filled cell more than `margin` logits below the median of its column's filled
+    cells left empty (its confidence kept, `note` UNSURE); a column with fewer than `min_rows` filled
+    cells that carry a confidence is left as it is."""
+    rows = [list(r.cells) for r in table.rows]
+    for j in range(len(table.fields)):
+        sure = [_logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
+        if len(sure) < min_rows:
+            continue
+        floor = statistics.median(sure) - margin
+        for r in rows:
+            c = r[j]
+            if c.citation is not None and c.confidence is not None and _logit(c.confidence) < floor:
+                r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
+    return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
+
+
+def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], progress: Progress | None = None,
+                margin: float | None = COLUMN_MARGIN) -> Table:
+    """A row per person of `people`, a cell per field, each column then read as a whole with
+    `against_column(margin)` (None: every answer kept; see the module docstring)."""
     total = len(people) * len(fields)
     done = 0
 
@@ -284,7 +323,8 @@ def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], pro
             progress(done, total, what)
 
     rows = tuple(build_row(ask, p, fields, step) for p in people)
-    return Table(tuple(fields), rows)
+    table = Table(tuple(fields), rows)
+    return table if margin is None else against_column(table, margin)
 
 
 # -- text -----------------------------------------------------------------------------------------

@@ -17,12 +17,15 @@ from assistant.answer import Answer, Citation
 from assistant.cli import main
 from assistant.people import Person
 from assistant.table import (
+    COLUMN_MARGIN,
     DEFAULT_FIELDS,
+    UNSURE,
     Cell,
     Field,
     Row,
     Table,
     TableError,
+    against_column,
     card_text,
     cell_of,
     choose_fields,
@@ -176,6 +179,27 @@ def small_table() -> Table:
     return Table(fields, rows)
 
 
+def test_a_cell_far_less_sure_than_its_column_is_left_empty() -> None:
+    fields = (Field("PhD year", "When did {name} get their PhD?"), Field("Email", "What is {name}'s email?"),
+              Field("Advisor", "Who was {name}'s PhD advisor?"))
+    sure = [0.98, 0.97, 0.975, 0.96, 0.85]  # logits 3.9, 3.5, 3.7, 3.2 and 1.7: the median 3.5, less 1.0 is 2.5
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.pdf",), (
+        Cell("PhD year", f"19{90 + i}", p, cite(f"Ph.D. 19{90 + i}", doc=f"/d/p{i}.pdf")),
+        Cell("Email", f"p{i}@x.org", None, cite(f"p{i}@x.org", doc=f"/d/p{i}.pdf")),  # read by its shape
+        Cell("Advisor", "Ann Lee", 0.9 if i < 3 else 0.01, cite("advised by Ann Lee", doc=f"/d/p{i}.pdf"))
+        if i < 3 else Cell("Advisor", "", 0.05))) for i, p in enumerate(sure))
+    checked = against_column(Table(fields, rows))
+    assert COLUMN_MARGIN == 1.0
+    year = [r.cell("PhD year") for r in checked.rows]
+    assert [c.value for c in year] == ["1990", "1991", "1992", "1993", ""]  # 0.96 kept, 0.85 left empty
+    assert year[4] == Cell("PhD year", "", 0.85, None, UNSURE) and year[4].to_dict()["note"] == UNSURE
+    assert "note" not in year[0].to_dict()
+    assert [r.cell("Email") for r in checked.rows] == [r.cell("Email") for r in rows]  # no confidence: kept
+    assert [r.cell("Advisor") for r in checked.rows] == [r.cell("Advisor") for r in rows]  # 3 filled: too few
+    assert "PhD year: not stated" in card_text(checked.rows[4])
+    assert against_column(Table(fields, rows), margin=3.0) == Table(fields, rows)
+
+
 def test_csv_has_a_value_and_a_source_column_per_field() -> None:
     table = small_table()
     rows = list(csv.reader(io.StringIO(table.to_csv())))
@@ -233,6 +257,11 @@ def test_table_and_eval_table_have_help_with_an_example() -> None:
                           (["profile", "--help"], "citewise profile")):
         result = run(args)
         assert result.exit_code == 0 and "Example" in result.output and example in result.output, result.output
+
+
+def test_a_bad_column_margin_is_a_one_line_error(tmp_path: Path) -> None:
+    one_line_error(run(["table", "--index", str(tmp_path), "--column-margin", "lots"]), "'lots'", "'off'")
+    one_line_error(run(["table", "--index", str(tmp_path), "--column-margin", "-1"]), "'-1'", "0 to 100")
 
 
 def test_bad_fields_on_the_command_line_are_one_line_errors(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from assistant.table import UNSURE, Cell, Row, Table
 from assistant.ui.chat import (
     answer_html,
     parse_cite,
@@ -244,6 +245,12 @@ def test_a_cell_opens_its_passage_with_its_quote_marked_as_in_the_chat() -> None
     assert "<mark" not in empty and "Not stated" in empty and "What is Ada &lt;Lovelace&gt;&#x27;s email?" in empty
     assert "Cell not found" in cell_html(table, 1, 0, stored) and "Cell not found" in cell_html(None, 0, 0, stored)
     assert "Passage not found" in cell_html(table, 0, 0, lambda _: None)
+    # A cell left empty beside its column says so, never that the documents hold no answer.
+    unsure = Table(table.fields, (Row(table.rows[0].person, table.rows[0].docs,
+                                      (table.rows[0].cells[0], Cell("Email", "", 0.6, None, UNSURE))),))
+    left = cell_html(unsure, 0, 1, stored)
+    assert "Left empty" in left and html.escape(UNSURE) in left and "Not stated" not in left
+    assert "Left empty: the reader&#x27;s answer was far less sure" in table_html(unsure)
     assert "No documents yet" in no_people_html(0) and "none of the 2 documents" in no_people_html(2)
 
 

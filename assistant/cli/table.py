@@ -21,6 +21,29 @@ from .common import open_assistant as _open
 FORMATS = ("text", "csv", "json", "md")
 FIELD_HELP = ('Add a field, "Label=question with {name}" (repeatable); a label already there gets the new '
               "question.")
+MARGIN_HELP = ("Leave empty a cell this many logits less sure than the median of its column's filled cells "
+               "(4 or more), 'off' to keep every answer.")
+
+
+def _margin(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
+    if value.strip().lower() in ("off", "none"):
+        return None
+    try:
+        margin = float(value)
+    except ValueError:
+        raise BadInput(f"--column-margin {value!r} is not a number of logits or 'off'") from None
+    if not 0 <= margin < 100:
+        raise BadInput(f"--column-margin {value!r}: give a margin from 0 to 100, or 'off'")
+    return margin
+
+
+def margin_option(f: Any) -> Any:
+    from ..table import COLUMN_MARGIN
+
+    return click.option("--column-margin", "margin", default=str(COLUMN_MARGIN), show_default=True,
+                        metavar="LOGITS|off", callback=_margin, help=MARGIN_HELP)(f)
+
+
 FIELDS_HELP = "The fields: a packaged preset name (default: cv) or a TOML file with a [fields] table."
 
 
@@ -58,14 +81,16 @@ def _bar(total_desc: str, quiet: bool) -> tuple[Callable[[int, int, str], None],
               help="text: a table for the terminal; csv: a value and a source column per field; "
                    "json: every cell with its confidence and citation; md: a Markdown table.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the table to FILE instead of stdout.")
+@margin_option
 @friendly_errors
 def table_cmd(index_dir: Path | None, extra: tuple[str, ...], fields_from: str | None, names: tuple[str, ...],
-              fmt: str, out: Path | None) -> None:
+              fmt: str, out: Path | None, margin: float | None) -> None:
     """A table of the people in your documents: a row per person (document owner), a column per field.
 
     Each field is a question about a person, answered from that person's own documents: a cell holds
     the answer's short value, how sure the reader is, and the exact quote it comes from (document,
-    page or section). Where the documents do not answer, the cell stays empty ("–"). The default
+    page or section). Where the documents do not answer, the cell stays empty ("–"), and so does a
+    cell far less sure than the same field's cells for the other people (--column-margin). The default
     fields (preset cv): current position, current employer, PhD institution, PhD year, research
     interests, email.
 
@@ -83,7 +108,7 @@ def table_cmd(index_dir: Path | None, extra: tuple[str, ...], fields_from: str |
     assistant = _open(index_dir, embeds=True)
     progress, close = _bar("table", quiet=False)
     try:
-        table = assistant.table(fields, list(names) or None, progress=progress)
+        table = assistant.table(fields, list(names) or None, progress=progress, margin=margin)
     except TableError as exc:
         raise BadInput(str(exc)) from None
     finally:
@@ -159,11 +184,12 @@ def profile_cmd(name: str, index_dir: Path | None, extra: tuple[str, ...], field
 @click.option("--field", "extra", multiple=True, metavar='"LABEL=QUESTION"', help=FIELD_HELP)
 @click.option("--fields", "fields_from", metavar="NAME|FILE.toml", help=FIELDS_HELP)
 @click.option("--items", "show_items", is_flag=True, help="Also list every scored cell.")
+@margin_option
 @click.option("--json", "as_json", is_flag=True, help='{"all": {...}, "splits": {...}, "fields": {...}, "seconds", '
                                                       '"cells"} (+ "items" with --items)')
 @friendly_errors
 def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | None, extra: tuple[str, ...],
-               fields_from: str | None, show_items: bool, as_json: bool) -> None:
+               fields_from: str | None, show_items: bool, margin: float | None, as_json: bool) -> None:
     """Score `citewise table` against gold cells: FILE holds one JSON line per person and field,
     {"doc", "person", "field", "gold": [alternatives], "split"}, gold [] where the document does not
     give the field. Reports cell accuracy (value or quote holds an alternative), the share of not-given
@@ -202,7 +228,7 @@ def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | 
             progress, close = _bar("table", quiet=as_json)
             start = time.perf_counter()
             try:
-                table = build_table(assistant.ask, people, fields, progress)
+                table = build_table(assistant.ask, people, fields, progress, margin)
             finally:
                 close()
             seconds = time.perf_counter() - start

@@ -87,7 +87,8 @@ def _flat(text: str, limit: int) -> str:
 def _cell_td(cell: Cell, row: int, col: int) -> str:
     attrs = f'class="cw-cell{"" if cell.citation else " cw-cell-empty"}" tabindex="0" data-row="{row}" data-col="{col}"'
     if cell.citation is None:
-        return f'<td {attrs} data-sort="" title="Not stated in their documents">not stated</td>'
+        why = f"Left empty: the reader's answer was {cell.note}" if cell.note else "Not stated in their documents"
+        return f'<td {attrs} data-sort="" title="{esc(why)}">not stated</td>'
     value = " ".join(cell.value.split())
     return (f'<td {attrs} data-sort="{esc(value.casefold())}" title="{esc(cell.source)}: click to see the quote">'
             f'{esc(_flat(value, SHOWN_CHARS))}</td>')
@@ -159,6 +160,9 @@ def cell_html(table: Table | None, row: int, col: int, chunk: Callable[[str], St
     person, field = table.rows[row].person, table.fields[col]
     cell = table.rows[row].cells[col]
     c = cell.citation
+    if c is None and cell.note:
+        return panel_message(f"{person} · {field.label}", f"Left empty: the reader's best answer to "
+                             f"“{field.ask(person)}” was {cell.note}, so it may not be there.")
     if c is None:
         return panel_message(f"{person} · {field.label}", f"Not stated: the reader found no answer to "
                              f"“{field.ask(person)}” in {person}'s documents.")
