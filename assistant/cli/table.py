@@ -22,7 +22,7 @@ FORMATS = ("text", "csv", "json", "md")
 FIELD_HELP = ('Add a field, "Label=question with {name}" (repeatable); a label already there gets the new '
               "question.")
 MARGIN_HELP = ("Leave empty a cell this many logits less sure than the median of its column's filled cells "
-               "(4 or more), 'off' to keep every answer.")
+               "(3 or more), 'off' to keep every answer.")
 
 
 def _margin(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
