@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 # writes in lower case piece by piece ("Shared MIME-info"); 5: owners from a name in capitals with a degree
 # agreeing with the file name, a name line under a row of labels, a format title that is a name; a byline
 # run together names several people (no owner); 6: an e-mail written against robots ("jroe [at] example
-# (dot) org") near the top is a contact handle too (`addresses`)
-INGEST_VERSION = 6
+# (dot) org") near the top is a contact handle too (`addresses`); 7: a PDF's title property printed at the top
+# of page 1 is its title, a section heading ("ABSTRACT") never is, and a title line ending in a colon or a
+# preposition goes on on the next line (`title`)
+INGEST_VERSION = 7
 
 
 @dataclass(frozen=True)

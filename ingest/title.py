@@ -78,14 +78,18 @@ def _base_title(parsed: Parsed, cleaned: str) -> str | None:
     if parsed.lines:
         first_page = min(ln.page for ln in parsed.lines)
         page = [ln for ln in parsed.lines if ln.page == first_page and len(ln.text.strip()) > 1]
-        sizes = [ln.size for ln in page[: TOP_LINES * 3] if ln.size > 0]
+        confirmed = _confirmed(parsed.meta_title, page[: TOP_LINES * 3])
+        if confirmed:
+            return confirmed
+        # A section's heading ("ABSTRACT" set larger than a paper's title) names no document.
+        sizes = [ln.size for ln in page[: TOP_LINES * 3] if ln.size > 0 and heading_key(ln.text) not in SECTION_NAMES]
         if sizes:
             biggest = max(sizes)
             groups: list[list[str]] = []
             prev = -2
             for i, ln in enumerate(page[: TOP_LINES * 3]):
-                if ln.size >= biggest * 0.97 and len(ln.text) <= 200:
-                    cont = groups and i == prev + 1 and (ln.text[:1].islower() or groups[-1][-1].rstrip().endswith((",", "-", "–", "and", "of")))
+                if ln.size >= biggest * 0.97 and len(ln.text) <= 200 and heading_key(ln.text) not in SECTION_NAMES:
+                    cont = groups and i == prev + 1 and (ln.text[:1].islower() or _goes_on(groups[-1][-1]))
                     if cont:
                         groups[-1].append(ln.text)
                     else:
@@ -115,6 +119,41 @@ def _base_title(parsed: Parsed, cleaned: str) -> str | None:
         if len(line) <= 80 and heading_key(line) not in SECTION_NAMES:
             return normalise(line)
         break
+    return None
+
+
+# A line ending so goes on on the next line of the same size: a title wrapped after a comma, a hyphen or a
+# colon before its subtitle, or after an English conjunction, preposition or article.
+_GOES_ON = (",", "-", "–", ":")
+# ("a" is left out: "Type A", "Vitamin A" end titles)
+_GOES_ON_WORDS = frozenset(["and", "or", "of", "for", "in", "on", "at", "to", "with", "from", "by", "via", "the", "an"])
+
+
+def _goes_on(line: str) -> bool:
+    line = line.rstrip()
+    words = _words(line[-12:])
+    return line.endswith(_GOES_ON) or bool(words) and words[-1] in _GOES_ON_WORDS
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", fold(text))
+
+
+def _confirmed(meta_title: str | None, top: list) -> str | None:  # type: ignore[type-arg]
+    """The file's title property when the top of page 1 also prints it, as consecutive lines that hold
+    its words in order and nothing else (so "Microsoft Word - cv.docx" or a title left over from a
+    template never counts): the printed title, in the property's spelling."""
+    want = _words(meta_title or "")
+    if len(want) < 2 or _template(meta_title or ""):
+        return None
+    for i in range(len(top)):
+        got: list[str] = []
+        for ln in top[i:i + 4]:
+            got += _words(ln.text)
+            if got == want:
+                return normalise(meta_title or "")
+            if got != want[: len(got)]:
+                break
     return None
 
 

@@ -354,6 +354,41 @@ def _page(path: Path, head: list[tuple[str, int, str]], body: list[tuple[str, st
     return path
 
 
+def test_a_papers_title_is_its_printed_title_not_the_journal_or_a_heading(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    body = [("Introduction", "Meshes represent shapes. We learn from them with windows of faces.")]
+
+    def paper(name: str, title_property: str) -> Path:
+        pdf = FPDF()
+        pdf.add_page()
+        pdf.set_title(title_property)
+        for text, size in [("Computers & Graphics", 15), ("MWFormer: Mesh Understanding with Windows", 14),
+                           ("Hao Peng, Meng Guo", 10)]:
+            pdf.set_font("Helvetica", "", size)
+            pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 10)
+        pdf.multi_cell(0, 5, body[0][1], new_x="LMARGIN", new_y="NEXT")
+        pdf.output(str(tmp_path / name))
+        return tmp_path / name
+
+    # The journal's name is set larger than the title; the file's title property names the paper.
+    assert load_document(paper("a.pdf", "MWFormer: Mesh Understanding with Windows")).title == \
+        "MWFormer: Mesh Understanding with Windows"
+    # A title property that page 1 does not print is not taken; the largest line is.
+    assert load_document(paper("b.pdf", "Microsoft Word - draft3.docx")).title == "Computers & Graphics"
+    # A section heading set larger than the title is no title; a title wrapped after a preposition or a
+    # colon is one title.
+    doc = load_document(_page(tmp_path / "meta.pdf", [("METAMIMIC: ANALYSIS OF TRANSFERABILITY FOR", 11, ""),
+                                                       ("TABULAR DATA", 11, ""), ("Mateusz Grzyb", 10, "B"),
+                                                       ("ABSTRACT", 12, "B")], body))
+    assert doc.title == "METAMIMIC: ANALYSIS OF TRANSFERABILITY FOR TABULAR DATA"
+    doc = load_document(_page(tmp_path / "yt.pdf", [("Cross-Partisan Discussions on YouTube:", 14, "B"),
+                                                     ("Conservatives Talk to Liberals", 14, "B"),
+                                                     ("Siqi Wu, Paul Resnick", 12, "B")], body))
+    assert doc.title == "Cross-Partisan Discussions on YouTube: Conservatives Talk to Liberals"
+
+
 def _pdf(path: Path, lines: list[tuple[str, int, str]]) -> Path:
     return _page(path, lines, CV_BODY)
 
