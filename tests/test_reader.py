@@ -517,6 +517,9 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
                   "Analyst 2019 –\nJan. 2021", "pages 12-"):
         assert not present.open_range(ended), ended
     assert present.says_now("I am currently a tutor") and not present.says_now("Sep 2016 - Aug 2018")
+    # "present" the adjective or noun speaks of now; the verb after a subject or an auxiliary does not
+    assert present.says_now("At present she leads the lab") and present.says_now("Present position")
+    assert not present.says_now("We present a framework") and not present.says_now("they will present it")
     # On real CVs: the entry still running answers (tune d056 abstained and our c06 named a degree before)
     docs = require_shared(REALDOCS / "docs")
     picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("cv12", "cv16"))]

@@ -12,7 +12,11 @@ import re
 
 _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
 _NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
-_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'present', 'today'))})\b", re.IGNORECASE)
+# "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"), a
+# closed class of English like the words for now
+_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b|(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\byou )"
+                       rf"(?<!\bhe )(?<!\bshe )(?<!\balso )(?<!\bhere )(?<!\bwill )(?<!\bcan )(?<!\bshall )"
+                       rf"(?<!\bmay )(?<!\bthen )\bpresent\b", re.IGNORECASE)
 # the open end of a period that has not ended ("Sep 2019 - present"); `detect` keeps it with the period
 OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
 _MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
