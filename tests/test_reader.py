@@ -394,6 +394,25 @@ def test_who_lists_people_by_owner_and_a_document_without_owner_as_unknown(tmp_p
     _quotes_exact(assistant, a)
 
 
+def test_a_date_asked_for_is_never_answered_from_a_passage_without_one(tmp_path, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, degree in (("Ada Roe", "Ph.D. in Physics, Stanford University"),
+                         ("Bo Tran", "Ph.D. in Physics, Stanford University, 2015")):
+        (docs / f"{name.split()[1].lower()}_cv.md").write_text(
+            f"# {name}\n\n{name.split()[0].lower()}@example.org\n\n## Education\n\n- {degree}\n"
+            "- B.Sc. in Mathematics, University of Leeds\n\n## Experience\n\n- Research scientist, Acme Labs\n"
+            "- Lecturer in physics, University of York\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    assistant = Assistant(store, embedder)
+    dated = assistant.ask("When did Bo Tran get their PhD?")
+    assert not dated.abstained and "2015" in dated.answer, dated.answer
+    undated = assistant.ask("When did Ada Roe get their PhD?")
+    assert undated.abstained and not undated.citations, undated.answer
+    assert any("holds no date" in n for n in undated.notes), undated.notes
+    store.close()
+
+
 def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):
     """"University College London" (Zheng's CV) and "Imperial College London" (Sohail's) share two of
     three words, and MiniLM embeds their lines alike: without the check, both were listed for either."""
