@@ -1,7 +1,7 @@
 """HTML text with headings from `<h1>`-`<h6>`, through selectolax (the lexbor engine).
 
 selectolax was chosen over BeautifulSoup by measurement on generated pages: the same text, with
-headings, at 115 pages/s against 64 (bs4 + html.parser) and 71 (bs4 + lxml) on a busy 2-core box. Scripts, styles, navigation, headers/footers of the page and forms are dropped;
+headings, at 115 pages/s against 64 (bs4 + html.parser) and 71 (bs4 + lxml) on a busy 2-core box. Scripts, styles, navigation, headers/footers of the page, forms and headings' permalinks are dropped;
 the page's `<main>`/`<article>` is read when there is one. Block elements end lines, `<li>` becomes a
 "- " item, a table row becomes cells joined by " | ". Left out: boilerplate removal beyond these
 tags (trafilatura-style scoring), iframes, and text drawn by scripts. `<title>` and
@@ -17,7 +17,8 @@ from typing import Any
 from .errors import ParseError
 from .parsed import Parsed
 
-_DROP = "script, style, noscript, template, svg, nav, form, iframe, object, button, select, head"
+# a heading's permalink ("¶" after every Sphinx or MkDocs heading) is an anchor for the mouse, not text
+_DROP = "script, style, noscript, template, svg, nav, form, iframe, object, button, select, head, a.headerlink"
 _PAGE_CHROME = "body > header, body > footer, aside, [role=navigation], [role=banner], [role=contentinfo]"
 _BLOCK = frozenset(
     ["address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "ol", "p", "pre", "section", "table", "tbody", "thead", "tfoot", "tr", "ul", "br", "caption", "summary", "details"]

@@ -323,6 +323,16 @@ def test_deeply_nested_html_and_tables(tmp_path: Path) -> None:
     assert "Deep text." in doc.text and "2019 | Best Paper" in doc.text
 
 
+def test_html_headings_lose_their_permalinks(tmp_path: Path) -> None:
+    f = tmp_path / "policy.html"  # as Sphinx and MkDocs write every heading
+    f.write_text('<html><body><h2>2.2. Unversioned commands<a class="headerlink" href="#unversioned" '
+                 'title="Permalink to this heading">¶</a></h2><p>Install python-is-python3.</p>'
+                 '<p>See <a href="#x">the table</a>.</p></body></html>', encoding="utf-8")
+    doc = load_document(f)
+    assert "¶" not in doc.text and "2.2. Unversioned commands\n" in doc.text and "See the table." in doc.text
+    assert any(s.title == "2.2. Unversioned commands" for s in doc.sections), doc.sections
+
+
 def test_later_pieces_of_a_long_entry_carry_its_head(seeds) -> None:
     chunks = chunk_document(seeds["001"])
     pieces = [c for c in chunks if "KForge: LLM-Driven" in c.embed_text()]
