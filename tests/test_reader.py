@@ -432,6 +432,18 @@ def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_pa
         _quotes_exact(assistant, a)
 
 
+def test_a_document_listed_by_a_long_title_keeps_room_for_its_quote():
+    from assistant.answer.reader import MIN_QUOTE, PER_PERSON_CHARS, TITLE_CHARS, short_title
+
+    long = "Cross-Partisan Discussions on YouTube: Conservatives Talk to Liberals but Liberals Don't Talk to Them"
+    cut = short_title(long)
+    assert cut == "Cross-Partisan Discussions on YouTube: Conservatives Talk to Liberals but…"
+    assert len(cut) <= TITLE_CHARS and len(f"- {cut}: ") + MIN_QUOTE <= PER_PERSON_CHARS
+    report = "Aviation Accident Final Report: NYC08CA055, N5921D, Piper PA-22-150"
+    assert short_title(report) == report  # a title that fits stays whole, identifiers and all
+    assert short_title("x" * 200, 50) == "x" * 49 + "…"
+
+
 def test_names_a_question_spells():
     from assistant.answer.who import spelled_names
 

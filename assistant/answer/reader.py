@@ -57,8 +57,22 @@ DATED = frozenset(["date"])
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
 SAVE_EVERY = 512  # new line vectors between two saves of that file
 PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
+MIN_QUOTE = 40  # a "who" line's quote gets at least this many characters
+# a document listed by its title in a "who" line: at most this much of it, so that its line keeps MIN_QUOTE
+# characters of quote within PER_PERSON_CHARS (a paper's 100-character title left a line of 150)
+TITLE_CHARS = PER_PERSON_CHARS - MIN_QUOTE - len("- : ")
 NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
              "(the closest ones are listed as related, not an answer).")
+
+
+def short_title(title: str, limit: int = TITLE_CHARS) -> str:
+    """A document's title as a list line names it: cut at a word within `limit` characters ("…" marking the
+    cut), so that the line keeps room for its quote (`PER_PERSON_CHARS`)."""
+    title = " ".join(title.split())
+    if len(title) <= limit:
+        return title
+    cut = title.rfind(" ", 0, limit)  # the word ending there, and "…" after it, stay within `limit`
+    return title[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:-–") + "…"
 
 
 @dataclass(frozen=True)
@@ -343,9 +357,10 @@ class Reader:
             c = r.cands[i]
             hit = r.hits[c.hit]
             # a document without a person owner goes by its title; tagged only when people are listed beside it
-            label = f"{person.name} (owner unknown)" if mixed and not person.owner_known else person.name
+            tag = " (owner unknown)" if mixed and not person.owner_known else ""
+            label = person.name if person.owner_known else short_title(person.name, TITLE_CHARS - len(tag)) + tag
             prefix = f"- {label}: "
-            a, b = short(r, i, max(40, PER_PERSON_CHARS - len(prefix)))
+            a, b = short(r, i, max(MIN_QUOTE, PER_PERSON_CHARS - len(prefix)))
             cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
             lines.append(f"{prefix}{flat(hit.text[a:b])} [{len(cites)}]")
             out.append(PersonAnswer(person.name, person.docs, (len(cites),), person.owner_known))
