@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 # run together names several people (no owner); 6: an e-mail written against robots ("jroe [at] example
 # (dot) org") near the top is a contact handle too (`addresses`); 7: a PDF's title property printed at the top
 # of page 1 is its title, a section heading ("ABSTRACT") never is, and a title line ending in a colon or a
-# preposition goes on on the next line (`title`); 8: an HTML heading's permalink ("¶") is no text
-INGEST_VERSION = 8
+# preposition goes on on the next line (`title`); 8: an HTML heading's permalink ("¶") is no text; 9: a PDF
+# line is set in its first letter's size, and margin line numbers ("12 The results show") are dropped
+INGEST_VERSION = 9
 
 
 @dataclass(frozen=True)

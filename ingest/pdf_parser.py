@@ -46,7 +46,7 @@ def _is_bold(textpage, index: int) -> bool:  # type: ignore[no-untyped-def]
 
 def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
     """(line, font size, baseline y) for each non-empty line of a page's text. When `style` is
-    given, (bold, size as printed) of each line's first character is appended to it: the printed
+    given, (bold, size as printed) of each line's first letter is appended to it: the printed
     size includes the text matrix's scale (word processors often set size 1 and scale the text)."""
     import pypdfium2.raw as raw
 
@@ -60,6 +60,10 @@ def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -
         if not stripped.strip():
             continue
         first = start + (len(stripped) - len(stripped.lstrip()))
+        # A line is set in the size of its first letter: a margin line number ("12" at 5 pt before every line
+        # of a submitted paper) or a bullet in a symbol font is not the line's type.
+        letter = next((i for i, ch in enumerate(stripped.lstrip()) if ch.isalpha()), 0)
+        first += letter
         if first >= n:
             out.append((stripped, 0.0, 0.0))
             if style is not None:
@@ -75,6 +79,28 @@ def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -
         ok = raw.FPDFText_GetCharOrigin(textpage.raw, first, ctypes.byref(x), ctypes.byref(y))
         out.append((stripped, float(size), float(y.value) if ok else 0.0))
     return out
+
+
+_NUMBERED = re.compile(r"(\d{1,4})(?:\s+|$)")
+
+
+def _without_line_numbers(lines: list[tuple[str, float, float]], style: list[tuple[bool, float]]
+                          ) -> tuple[list[tuple[str, float, float]], list[tuple[bool, float]]]:
+    """A page whose lines are numbered in the margin, as papers under review are ("12 The results show"),
+    without those numbers: when most lines open with a number, one more than the last line's, the
+    number is dropped from each line (a line that held only a number goes). Other pages as they are."""
+    numbers = [(i, int(m.group(1))) for i, (t, _, _) in enumerate(lines) if (m := _NUMBERED.match(t.strip()))]
+    steps = sum(b - a == 1 for (_, a), (_, b) in zip(numbers, numbers[1:], strict=False))
+    if len(numbers) < 10 or len(numbers) < 0.6 * len(lines) or steps < 0.7 * (len(numbers) - 1):
+        return lines, style
+    out, out_style = [], []
+    for (text, size, y), st in zip(lines, style, strict=True):
+        m = _NUMBERED.match(text.strip())
+        rest = text.strip()[m.end():] if m else text
+        if rest.strip():
+            out.append((rest, size, y))
+            out_style.append(st)
+    return out, out_style
 
 
 def _furniture(pages: list[list[tuple[str, float, float]]]) -> set[tuple[str, int]]:
@@ -117,6 +143,7 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
             try:
                 page_style.append([])
                 page_lines.append(_lines(textpage, textpage.get_text_range(), page_style[-1]))
+                page_lines[-1], page_style[-1] = _without_line_numbers(page_lines[-1], page_style[-1])
             finally:
                 textpage.close()
                 page.close()

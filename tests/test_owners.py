@@ -389,6 +389,26 @@ def test_a_papers_title_is_its_printed_title_not_the_journal_or_a_heading(tmp_pa
     assert doc.title == "Cross-Partisan Discussions on YouTube: Conservatives Talk to Liberals"
 
 
+def test_a_paper_numbered_in_the_margin_reads_without_its_line_numbers(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    lines = [("Adaptive plasticity stabilizes evolution", 14), ("in fluctuating environments", 14),
+             ("Ada Lovelace, Bo Tran", 10)] + [(f"Body line {k} of the abstract says what was found.", 10)
+                                             for k in range(14)]
+    for n, (text, size) in enumerate(lines, 1):
+        pdf.set_font("Helvetica", "", 5)  # the margin's line number, smaller than the line it numbers
+        pdf.cell(8, size * 0.6, str(n))
+        pdf.set_font("Helvetica", "", size)
+        pdf.cell(0, size * 0.6, text, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(tmp_path / "preprint.pdf"))
+    doc = load_document(tmp_path / "preprint.pdf")
+    assert doc.title == "Adaptive plasticity stabilizes evolution in fluctuating environments"
+    assert "\nBody line 3 of the abstract" in doc.text and not any(
+        line.split(" ")[0].isdigit() for line in doc.text.splitlines() if line.strip())
+
+
 def _pdf(path: Path, lines: list[tuple[str, int, str]]) -> Path:
     return _page(path, lines, CV_BODY)
 
