@@ -84,23 +84,44 @@ def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -
 _NUMBERED = re.compile(r"(\d{1,4})(?:\s+|$)")
 
 
-def _without_line_numbers(lines: list[tuple[str, float, float]], style: list[tuple[bool, float]]
-                          ) -> tuple[list[tuple[str, float, float]], list[tuple[bool, float]]]:
-    """A page whose lines are numbered in the margin, as papers under review are ("12 The results show"),
-    without those numbers: when most lines open with a number, one more than the last line's, the
-    number is dropped from each line (a line that held only a number goes). Other pages as they are."""
-    numbers = [(i, int(m.group(1))) for i, (t, _, _) in enumerate(lines) if (m := _NUMBERED.match(t.strip()))]
+def _numbered(lines: list[tuple[str, float, float]]) -> list[tuple[int, int]]:
+    """(line index, number) of the lines that open with a number."""
+    return [(i, int(m.group(1))) for i, (t, _, _) in enumerate(lines) if (m := _NUMBERED.match(t.strip()))]
+
+
+def _numbered_page(lines: list[tuple[str, float, float]]) -> bool:
+    """Most lines open with a number, one more than the last numbered line's."""
+    numbers = _numbered(lines)
     steps = sum(b - a == 1 for (_, a), (_, b) in zip(numbers, numbers[1:], strict=False))
-    if len(numbers) < 10 or len(numbers) < 0.6 * len(lines) or steps < 0.7 * (len(numbers) - 1):
-        return lines, style
-    out, out_style = [], []
-    for (text, size, y), st in zip(lines, style, strict=True):
-        m = _NUMBERED.match(text.strip())
-        rest = text.strip()[m.end():] if m else text
-        if rest.strip():
-            out.append((rest, size, y))
-            out_style.append(st)
-    return out, out_style
+    return len(numbers) >= 10 and len(numbers) >= 0.6 * len(lines) and steps >= 0.7 * (len(numbers) - 1)
+
+
+def _without_line_numbers(pages: list[list[tuple[str, float, float]]], styles: list[list[tuple[bool, float]]]
+                          ) -> tuple[list[list[tuple[str, float, float]]], list[list[tuple[bool, float]]]]:
+    """The pages of a document whose lines are numbered in the margin, as papers under review are ("12 The
+    results show"), without those numbers; a line that held only its number goes. On a page that is
+    numbered (`_numbered_page`) every opening number goes; when most pages are, so does, on the others
+    (a page of figures or tables), each opening number one off from the numbered line before or after
+    it. Other documents as they are."""
+    flags = [_numbered_page(lines) for lines in pages]
+    if not any(flags):
+        return pages, styles
+    most = sum(flags) * 2 >= len(pages)
+    out_pages, out_styles = [], []
+    for lines, style, numbered in zip(pages, styles, flags, strict=True):
+        numbers = _numbered(lines)
+        chained = {i for k, (i, n) in enumerate(numbers)
+                   if (k and numbers[k - 1][1] == n - 1) or (k + 1 < len(numbers) and numbers[k + 1][1] == n + 1)}
+        drop = {i for i, _ in numbers} if numbered else chained if most else set()
+        kept, kept_style = [], []
+        for i, ((text, size, y), st) in enumerate(zip(lines, style, strict=True)):
+            rest = text.strip()[_NUMBERED.match(text.strip()).end():] if i in drop else text  # type: ignore[union-attr]
+            if rest.strip():
+                kept.append((rest, size, y))
+                kept_style.append(st)
+        out_pages.append(kept)
+        out_styles.append(kept_style)
+    return out_pages, out_styles
 
 
 def _furniture(pages: list[list[tuple[str, float, float]]]) -> set[tuple[str, int]]:
@@ -143,13 +164,13 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
             try:
                 page_style.append([])
                 page_lines.append(_lines(textpage, textpage.get_text_range(), page_style[-1]))
-                page_lines[-1], page_style[-1] = _without_line_numbers(page_lines[-1], page_style[-1])
             finally:
                 textpage.close()
                 page.close()
     finally:
         doc.close()
 
+    page_lines, page_style = _without_line_numbers(page_lines, page_style)
     sizes = [s for lines in page_lines for ln, s, _ in lines for _ in range(len(ln)) if s > 0]
     body = statistics.median(sizes) if sizes else 0.0
     furniture = _furniture(page_lines)
