@@ -92,6 +92,8 @@ def _numbered(lines: list[tuple[str, float, float]]) -> list[tuple[int, int]]:
 def _numbered_page(lines: list[tuple[str, float, float]]) -> bool:
     """Most lines open with a number, one more than the last numbered line's."""
     numbers = _numbered(lines)
+    if all(1900 <= n <= 2100 for _, n in numbers):
+        return False  # a run of years ("2019 Fellow", "2020 Lecturer", ...) is content, not numbering
     steps = sum(b - a == 1 for (_, a), (_, b) in zip(numbers, numbers[1:], strict=False))
     return len(numbers) >= 10 and len(numbers) >= 0.6 * len(lines) and steps >= 0.7 * (len(numbers) - 1)
 

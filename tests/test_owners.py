@@ -407,6 +407,14 @@ def test_a_paper_numbered_in_the_margin_reads_without_its_line_numbers(tmp_path:
     assert doc.title == "Adaptive plasticity stabilizes evolution in fluctuating environments"
     assert "\nBody line 3 of the abstract" in doc.text and not any(
         line.split(" ")[0].isdigit() for line in doc.text.splitlines() if line.strip())
+    # a CV's run of years, one a line, is content
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 10)
+    for year in range(2010, 2024):
+        pdf.cell(0, 6, f"{year} Visiting lecturer, University of Leeds", new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(tmp_path / "years.pdf"))
+    assert "2015 Visiting lecturer" in load_document(tmp_path / "years.pdf").text
 
 
 def _pdf(path: Path, lines: list[tuple[str, int, str]]) -> Path:
