@@ -411,6 +411,12 @@ def test_a_date_asked_for_is_never_answered_from_a_passage_without_one(tmp_path,
     assert undated.abstained and not undated.citations, undated.answer
     assert any("holds no date" in n for n in undated.notes), undated.notes
     store.close()
+    # what can say when, without a year: a day and month, a weekday, a span of days, a period still open
+    from assistant.answer.detect import says_when
+
+    for text in ("The deadline is June 30.", "We meet on Tuesdays.", "within 30 days of enrolment", "Sep - present"):
+        assert says_when(text), text
+    assert not says_when("Ph.D. in Physics, Stanford University") and not says_when("The dataset is taken from it.")
 
 
 def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):

@@ -41,6 +41,19 @@ def has_year(text: str) -> bool:
     return bool(_YEAR.search(text))
 
 
+_CALENDAR = frozenset(w.casefold() for w in (*calendar.month_name[1:], *calendar.month_abbr[1:],
+                                             *calendar.day_name, *calendar.day_abbr))
+
+
+def says_when(text: str) -> bool:
+    """Could `text` say when something happened: does it hold a number (a year, a date, "within 30
+    days"), a month's or a weekday's name, or a period left open ("- present")? A passage with none of
+    these cannot answer "When ...?"."""
+    words = {w.casefold().strip(".") for w in TOKENS.findall(text)}
+    return (has_number(text) or bool((words | {w[:-1] for w in words if w.endswith("s")}) & _CALENDAR)
+            or bool(OPEN_END.search(text)))  # ("on Tuesdays")
+
+
 def has_number(text: str) -> bool:
     """Does `text` hold a number other than a list's enumerators?"""
     return any(c.isdigit() for c in _ENUM.sub(" ", text))

@@ -51,9 +51,6 @@ from .resolve import names_one_title, people_named, stored_aliases
 from .who import glued, holds_name, spelled_names, take_turns, top_per_doc, what_was_searched
 
 log = logging.getLogger(__name__)
-# A question asking for a date ("When ...?", "In what year ...?") is not answered by a passage that holds
-# none: measured on tune, no right answer lacks one (docs/measured.md, "Answerability").
-DATED = frozenset(["date"])
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
 SAVE_EVERY = 512  # new line vectors between two saves of that file
 PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
@@ -258,8 +255,8 @@ class Reader:
         end = c.end if kind else with_body(r, c)
         start, end = with_what_follows(r, c, c.start, end)
         text = hit.text[start:end]
-        if kind in DATED and not detect.holds(kind, text):
-            return self._abstain(r, f"the passage it would quote holds no {kind}, and the question asks for one", p)
+        if kind == "date" and not detect.says_when(text):
+            return self._abstain(r, "the passage it would quote holds no date, and the question asks for one", p)
         cite = citation_from_hit(1, hit, start, end, score=p)
         span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
         if span is None and kind:
