@@ -84,17 +84,17 @@ def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -
 _NUMBERED = re.compile(r"(\d{1,4})(?:\s+|$)")
 
 
-def _numbered(lines: list[tuple[str, float, float]]) -> list[tuple[int, int]]:
-    """(line index, number) of the lines that open with a number."""
-    return [(i, int(m.group(1))) for i, (t, _, _) in enumerate(lines) if (m := _NUMBERED.match(t.strip()))]
+def _numbered(lines: list[tuple[str, float, float]]) -> list[tuple[int, int, int]]:
+    """(line index, number, where the rest of the stripped line starts) of the lines that open with a number."""
+    return [(i, int(m.group(1)), m.end()) for i, (t, _, _) in enumerate(lines) if (m := _NUMBERED.match(t.strip()))]
 
 
 def _numbered_page(lines: list[tuple[str, float, float]]) -> bool:
     """Most lines open with a number, one more than the last numbered line's."""
-    numbers = _numbered(lines)
-    if all(1900 <= n <= 2100 for _, n in numbers):
+    numbers = [n for _, n, _ in _numbered(lines)]
+    if all(1900 <= n <= 2100 for n in numbers):
         return False  # a run of years ("2019 Fellow", "2020 Lecturer", ...) is content, not numbering
-    steps = sum(b - a == 1 for (_, a), (_, b) in zip(numbers, numbers[1:], strict=False))
+    steps = sum(b - a == 1 for a, b in zip(numbers, numbers[1:], strict=False))
     return len(numbers) >= 10 and len(numbers) >= 0.6 * len(lines) and steps >= 0.7 * (len(numbers) - 1)
 
 
@@ -112,12 +112,12 @@ def _without_line_numbers(pages: list[list[tuple[str, float, float]]], styles: l
     out_pages, out_styles = [], []
     for lines, style, numbered in zip(pages, styles, flags, strict=True):
         numbers = _numbered(lines)
-        chained = {i for k, (i, n) in enumerate(numbers)
+        chained = {i: end for k, (i, n, end) in enumerate(numbers)
                    if (k and numbers[k - 1][1] == n - 1) or (k + 1 < len(numbers) and numbers[k + 1][1] == n + 1)}
-        drop = {i for i, _ in numbers} if numbered else chained if most else set()
+        drop = {i: end for i, _, end in numbers} if numbered else chained if most else {}
         kept, kept_style = [], []
         for i, ((text, size, y), st) in enumerate(zip(lines, style, strict=True)):
-            rest = text.strip()[_NUMBERED.match(text.strip()).end():] if i in drop else text  # type: ignore[union-attr]
+            rest = text.strip()[drop[i]:] if i in drop else text
             if rest.strip():
                 kept.append((rest, size, y))
                 kept_style.append(st)

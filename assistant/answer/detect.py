@@ -41,17 +41,13 @@ def has_year(text: str) -> bool:
     return bool(_YEAR.search(text))
 
 
-_CALENDAR = frozenset(w.casefold() for w in (*calendar.month_name[1:], *calendar.month_abbr[1:],
-                                             *calendar.day_name, *calendar.day_abbr))
-
-
 def says_when(text: str) -> bool:
     """Could `text` say when something happened: does it hold a number (a year, a date, "within 30
     days"), a month's or a weekday's name, or a period left open ("- present")? A passage with none of
     these cannot answer "When ...?"."""
     words = {w.casefold().strip(".") for w in TOKENS.findall(text)}
-    return (has_number(text) or bool((words | {w[:-1] for w in words if w.endswith("s")}) & _CALENDAR)
-            or bool(OPEN_END.search(text)))  # ("on Tuesdays")
+    words |= {w[:-1] for w in words if w.endswith("s")}  # "on Tuesdays"
+    return has_number(text) or bool(words & (_MONTHS | _WEEKDAYS)) or bool(OPEN_END.search(text))
 
 
 def has_number(text: str) -> bool:
@@ -252,6 +248,7 @@ def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 _MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
+_WEEKDAYS = frozenset(d.casefold() for d in (*calendar.day_name, *calendar.day_abbr))
 _NUMERAL = re.compile(r"[$€£¥]?\d(?:[\d,.]*\d)?")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?\s+$")
 _WORD_AFTER = re.compile(r"[\s,]*([^\W\d_]+)")

@@ -12,11 +12,11 @@ import re
 
 _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
 _NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
-# "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"), a
-# closed class of English like the words for now
-_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b|(?<!\bwe )(?<!\bi )(?<!\bthey )(?<!\byou )"
-                       rf"(?<!\bhe )(?<!\bshe )(?<!\balso )(?<!\bhere )(?<!\bwill )(?<!\bcan )(?<!\bshall )"
-                       rf"(?<!\bmay )(?<!\bthen )\bpresent\b", re.IGNORECASE)
+_NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b", re.IGNORECASE)
+_PRESENT = re.compile(r"(\w*)\W*\bpresent\b", re.IGNORECASE)  # with the word before it
+# "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"): a
+# closed class of English, like the words for now
+_BEFORE_VERB = frozenset(["we", "i", "they", "you", "he", "she", "also", "here", "will", "can", "shall", "may", "then"])
 # the open end of a period that has not ended ("Sep 2019 - present"); `detect` keeps it with the period
 OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
 _MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
@@ -41,4 +41,5 @@ def open_range(text: str) -> bool:
 def says_now(text: str) -> bool:
     """Does `text` speak of the present: a date range still running (`open_range`) or one of English's
     words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
-    return bool(_NOW_SAID.search(text)) or open_range(text)
+    return (bool(_NOW_SAID.search(text)) or any(m.group(1).casefold() not in _BEFORE_VERB for m in _PRESENT.finditer(text))
+            or open_range(text))
