@@ -419,6 +419,48 @@ def test_a_date_asked_for_is_never_answered_from_a_passage_without_one(tmp_path,
     assert not says_when("Ph.D. in Physics, Stanford University") and not says_when("The dataset is taken from it.")
 
 
+def test_which_paper_is_answered_by_the_title_of_the_paper_that_calls_itself_one(tmp_path, embedder):
+    """"Which paper proposes ...?" asks for a document: the answer leads with the title of the paper
+    that says "In this paper" (its own word for what it is), then quotes the passage. A CV is a person's
+    document, never the thing asked for, and a question whose verb is said of something else ("Which
+    method does ... use?") keeps the usual answer."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "meshes.md").write_text(
+        "# Window Transformers for Mesh Classification\n\n## Abstract\n\nIn this paper we propose a window-based "
+        "transformer that classifies triangle meshes. It attends within local windows of faces and merges them "
+        "level by level.\n\n## Results\n\nOn the SHREC benchmark the window transformer reaches 98.3% accuracy.\n",
+        encoding="utf-8")
+    (docs / "soils.md").write_text(
+        "# Soil Moisture Sensing with Radio\n\n## Abstract\n\nIn this paper we measure soil moisture from the delay "
+        "of radio signals between buried sensors.\n\n## Method\n\nThe method uses least squares to fit the delay.\n",
+        encoding="utf-8")
+    (docs / "roe_cv.md").write_text(
+        "# Jane Roe\n\njane@example.org\n\n## Research\n\nIn this paper series I study graph neural networks for "
+        "molecules.\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    assistant = Assistant(store, embedder)
+    a = assistant.ask("Which paper proposes a transformer that classifies triangle meshes?")
+    assert not a.abstained and a.answer.startswith("Window Transformers for Mesh Classification [1]\n"), a.answer
+    assert Path(a.citations[0].doc).name == "meshes.md" and any("calls itself one" in n for n in a.notes), a.notes
+    assert len(re.sub(r"\s*\[\d+\]", "", a.answer)) <= 300
+    _quotes_exact(assistant, a)
+    other = assistant.ask("Which method does the soil moisture paper use to fit the delay?")
+    assert not other.answer.startswith("Soil Moisture Sensing"), other.answer
+    cv = assistant.ask("Which paper series studies graph neural networks for molecules?")
+    assert cv.citations and Path(cv.citations[0].doc).name == "roe_cv.md", cv.answer
+    assert not cv.answer.startswith("Jane Roe") and cv.fact != "Jane Roe", cv.answer
+    store.close()
+    from assistant.answer.asks import thing_asked
+    from assistant.answer.reader import self_named
+
+    assert [thing_asked(q) for q in ("Which paper proposes X?", "What study used MIMIC?", "Which papers use R?",
+                                     "In which journal was it published?", "What teaching prize did she win?",
+                                     "Which method does the paper use?")] == ["paper", "study", "", "", "", ""]
+    assert self_named("Abstract. In this paper, we show ...", "paper") and not self_named("a paper on meshes", "paper")
+    assert not self_named("x" * 6000 + " this paper", "paper")  # a self-reference far from the opening is not read
+
+
 def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):
     """"University College London" (Zheng's CV) and "Imperial College London" (Sohail's) share two of
     three words, and MiniLM embeds their lines alike: without the check, both were listed for either."""

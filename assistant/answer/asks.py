@@ -82,6 +82,29 @@ def type_word(question: str) -> str:
     return ""
 
 
+def thing_asked(question: str) -> str:
+    """The singular noun a question opens on as the subject of its verb, "Which paper proposes ...?"
+    -> "paper", "What study used ...?" -> "study": the kind of thing it asks to be named. "" when it
+    opens otherwise ("In which journal ...", "What is ...", "Which of ...", "Which method does the paper
+    use?") or asks for several (a plural noun: `is_list`). Syntax only; whether that kind of thing is a document is the documents' to say
+    (`reader.self_named`)."""
+    from index.lemmas import lemma
+
+    words = [w.lower() for w in TOKENS.findall(question)]
+    if len(words) < 3 or words[0] not in ("which", "what"):
+        return ""
+    noun = words[1]
+    if noun in AUX or noun in _DETERMINERS or noun in _PARTICLES or noun == "of" or not noun.isalpha():
+        return ""
+    if noun == "people" or (len(noun) > 3 and noun.endswith("s") and not noun.endswith("ss") and lemma(noun) != noun):
+        return ""  # a plural: every matching document is asked for, not one
+    if words[2] in _DETERMINERS or words[2] in _PARTICLES or words[2] == "of" or AUX & set(words[2:4]):
+        # "Which method does the paper use?", "What teaching prize did she win?": the question's verb is said
+        # of something else, or the noun is only the first word of a longer one
+        return ""
+    return noun
+
+
 def asks_one(question: str) -> bool:
     """"Who is/was the/a <singular> ...?" asks whom one role names (a fact question), unlike "Who has
     ...?" or "Who are the ...?", which ask for every match."""

@@ -72,6 +72,18 @@ def short_title(title: str, limit: int = TITLE_CHARS) -> str:
     return title[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:-–") + "…"
 
 
+# where a document says what it is ("In this paper, we ...", "This study evaluates ..."): its opening
+SELF_REFERENCE_CHARS = 5000
+TITLE_LEAD_CHARS = 120  # a document named as the answer: at most this much of its title
+
+
+def self_named(text: str, noun: str, within: int = SELF_REFERENCE_CHARS) -> bool:
+    """Does a document call itself a `noun` near its start ("In this paper, we ...")? Then "Which
+    paper proposes ...?" asks for the document itself, and its title is the answer. The documents say
+    what kind of thing they are; no list of document words is kept."""
+    return bool(noun) and re.search(rf"\bthis\s+{re.escape(noun)}\b", text[:within], re.IGNORECASE) is not None
+
+
 @dataclass(frozen=True)
 class Reading:
     """Everything the reader computed for one question (also what `train` fits on)."""
@@ -267,6 +279,15 @@ class Reader:
                                  named=idf.proper)
         body = flat(text)
         fact = ""
+        if (label := self._named_document(r, hit)) is not None:
+            if len(label) + len(body) + 1 > 300:  # the title stays; the quote is cut to the line that answers
+                start, end = short(r, best, 300 - len(label) - 1)
+                body = flat(hit.text[start:end])
+                cite = citation_from_hit(1, hit, start, end, score=p)
+            # no `fact`: a fact is a phrase of the quote, and the title names the cited document instead
+            return Answer(r.question, f"{label} [1]\n{body} [1]", False, (cite,), confidence=p,
+                          notes=(f"the question asks which {asks.thing_asked(r.question)}, and this document "
+                                 f"calls itself one: it is named by its title",))
         if span:
             fact = text[span[0]:span[1]]
             lead = flat(fact)
@@ -275,6 +296,19 @@ class Reader:
         else:
             answer = f"{body} [1]"
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
+
+    def _named_document(self, r: Reading, hit: Hit) -> str | None:
+        """The title of the document answering, when the question asks which one of a kind of thing the
+        document calls itself ("Which paper proposes ...?" of a paper that says "In this paper"), else
+        None. A person's document (one with an owner) is about that person, never the thing asked for."""
+        noun = asks.thing_asked(r.question)
+        if not noun or hit.owner:
+            return None
+        full = self.store.document_text(hit.doc) if self.store is not None else None
+        text = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == hit.doc)
+        if not self_named(text, noun):
+            return None
+        return short_title(hit.title or Path(hit.doc).stem, TITLE_LEAD_CHARS)
 
     def _named(self, r: Reading) -> set[str]:
         """The owners of the hits that the question names."""
