@@ -599,6 +599,9 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     # "present" the adjective or noun speaks of now; the verb after a subject or an auxiliary does not
     assert present.says_now("At present she leads the lab") and present.says_now("Present position")
     assert not present.says_now("We present a framework") and not present.says_now("they will present it")
+    # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
+    assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")
+    assert not present.ended("Lecturer 2016 – 2020; Analyst 2020 – present") and not present.ended("in 2019 and 2020")
     # On real CVs: the entry still running answers (tune d056 abstained and our c06 named a degree before)
     docs = require_shared(REALDOCS / "docs")
     picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("cv12", "cv16"))]
@@ -623,6 +626,28 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert look_through(store, found, [graham], present.open_range) == found  # nothing twice
     hits, _ = assistant.retrieve_scoped("Where does Wayne Graham work now?")
     assert any(h.chunk_id == found[0].chunk_id for h in hits)
+
+
+def test_an_entry_that_ended_is_not_read_as_now_though_the_entry_above_it_runs_on(tmp_path, embedder):
+    """A CV's entry "Research engineer, ... September 2020 - November 2020" sits under the running entry
+    "... February 2025 - present": the question about now matches the running one only."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "roe_cv.md").write_text(
+        "# Jane Roe\n\njane@example.org\n\n## Employment\n\nInstitute of Neuroscience, February 2025 - present\n"
+        "Postdoctoral researcher in neuroscience\n\nSorbonne University\nResearch engineer, September 2020 - "
+        "November 2020\n\n## Education\n\nPh.D. in Biology, University of Geneva, 2024\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    assistant = Assistant(store, embedder)
+    question = "What is Jane Roe's current job?"
+    hits, _ = assistant.retrieve_scoped(question)
+    r = assistant.reader.read(question, hits)
+    now = r.x[:, NAMES.index("now_match")]
+    past = [i for i in range(len(r.cands)) if "November 2020" in r.text(i) and "present" not in r.text(i)]
+    running = [i for i in range(len(r.cands)) if "present" in r.text(i)]
+    assert past and running, [r.text(i) for i in range(len(r.cands))]
+    assert not now[past].any() and now[running].all()
+    store.close()
 
 
 def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_path):

@@ -296,8 +296,9 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
             sum(idf(w) for w in new) / all_w,
-            1.0 if now and (now_sec[c.hit] or present.says_now(flat(text))
-                            or (c.header is not None and present.says_now(ptexts[c.header]))) else 0.0,
+            1.0 if now and not present.ended(flat(text)) and (
+                now_sec[c.hit] or present.says_now(flat(text))
+                or (c.header is not None and present.says_now(ptexts[c.header]))) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):

@@ -27,6 +27,10 @@ _BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*[-‐‑‒–—][ \t]*(?:[)\]]|$
                         re.MULTILINE)
 
 
+# a period with both ends written: "September 2020 - November 2020", "2016 – 2020"
+_CLOSED_RANGE = re.compile(rf"{_MONTH_YEAR}[ \t]*[-‐‑‒–—][ \t]*{_MONTH_YEAR}", re.IGNORECASE)
+
+
 def asks_now(question: str) -> bool:
     """Does `question` ask about the present ("now", "current", "currently", ...)?"""
     return bool(_NOW_ASKED.search(question))
@@ -43,3 +47,10 @@ def says_now(text: str) -> bool:
     words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
     return (bool(_NOW_SAID.search(text)) or any(m.group(1).casefold() not in _BEFORE_VERB for m in _PRESENT.finditer(text))
             or open_range(text))
+
+
+def ended(text: str) -> bool:
+    """Does `text` date itself to a period that is over ("Research Engineer, September 2020 - November
+    2020") and speak of nothing still running? Such an entry is past, whatever its section's heading or
+    the entry above it says of the present."""
+    return bool(_CLOSED_RANGE.search(text)) and not says_now(text)
