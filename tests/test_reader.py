@@ -459,6 +459,10 @@ def test_which_paper_is_answered_by_the_title_of_the_paper_that_calls_itself_one
                                      "Which method does the paper use?")] == ["paper", "study", "", "", "", ""]
     assert self_named("Abstract. In this paper, we show ...", "paper") and not self_named("a paper on meshes", "paper")
     assert not self_named("x" * 6000 + " this paper", "paper")  # a self-reference far from the opening is not read
+    # a noun the document numbers names its parts, not the document: "In this section" answers no "Which section?"
+    assert not self_named("In this section we describe the data. Section 3 gives the results.", "section")
+    assert not self_named("In this study we ran two studies. Study 1 was online.", "study")
+    assert self_named("In this study we ran two experiments (Experiment 1, 2).", "study")
 
 
 def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):

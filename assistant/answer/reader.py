@@ -80,8 +80,12 @@ TITLE_LEAD_CHARS = 120  # a document named as the answer: at most this much of i
 def self_named(text: str, noun: str, within: int = SELF_REFERENCE_CHARS) -> bool:
     """Does a document call itself a `noun` near its start ("In this paper, we ...")? Then "Which
     paper proposes ...?" asks for the document itself, and its title is the answer. The documents say
-    what kind of thing they are; no list of document words is kept."""
-    return bool(noun) and re.search(rf"\bthis\s+{re.escape(noun)}\b", text[:within], re.IGNORECASE) is not None
+    what kind of thing they are; no list of document words is kept. A noun the document numbers
+    anywhere ("Section 3", "Table 2", "Study 1") names its parts, so "In this section" is no answer to
+    "Which section ...?"."""
+    if not noun or re.search(rf"\bthis\s+{re.escape(noun)}\b", text[:within], re.IGNORECASE) is None:
+        return False
+    return re.search(rf"\b(?i:{re.escape(noun)})s?\s+(?:\d|[IVX]+\b|[A-Z]\b)", text) is None
 
 
 @dataclass(frozen=True)
