@@ -21,8 +21,10 @@ from dataclasses import dataclass, field
 # (dot) org") near the top is a contact handle too (`addresses`); 7: a PDF's title property printed at the top
 # of page 1 is its title, a section heading ("ABSTRACT") never is, and a title line ending in a colon or a
 # preposition goes on on the next line (`title`); 8: an HTML heading's permalink ("¶") is no text; 9: a PDF
-# line is set in its first letter's size, and margin line numbers ("12 The results show") are dropped
-INGEST_VERSION = 9
+# line is set in its first letter's size, and margin line numbers ("12 The results show") are dropped; 10: in
+# a document that does not look like a person's, a name with a word its text uses as an ordinary word is no
+# owner unless author lists or the author property give it ("Apache License" over apache.org/licenses)
+INGEST_VERSION = 10
 
 
 @dataclass(frozen=True)

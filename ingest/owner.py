@@ -305,6 +305,11 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         spelled = spelled or (c.credentialed and person > 0 and handle >= SURNAME_AGREES)
         if not personal and not (recurs or "meta" in evidence or spelled):
             continue
+        # ... and a name one of whose words its text uses as an ordinary word is a thing's, however its
+        # links spell it ("Apache License" over apache.org/licenses, in a text granting "a copyright
+        # license"), unless its author lists or author property say otherwise
+        if not personal and not (recurs or "meta" in evidence) and _common_words(name, common(), every=False):
+            continue
         score = sum(evidence.values()) + person + (W_PERSONAL if personal else 0.0)
         order = sorted(evidence, key=lambda k: -evidence[k])
         scored.append((score, order, c))

@@ -157,6 +157,28 @@ def test_a_package_named_by_its_file_is_no_person(tmp_path: Path) -> None:
     assert load_document(cv).owner == "Mark Price"
 
 
+def test_a_license_named_by_its_link_and_file_is_no_person(tmp_path: Path) -> None:
+    """The title "Apache License", the link apache.org/licenses and the file name Apache-2.0 agree, as a
+    person's name, homepage and CV file would; but the text grants "a copyright license": one of the
+    name's words is an ordinary word of the text, and a document that is not a person's gets no owner
+    from such a name. (Found by the licenses question set: the owner scoped "Who is the license steward
+    of the Mozilla Public License 2.0?" to the Apache License.)"""
+    path = tmp_path / "Apache-2.0.txt"
+    path.write_text(
+        "                                 Apache License\n                           Version 2.0, January 2004\n"
+        "                        http://www.apache.org/licenses/\n\n   TERMS AND CONDITIONS FOR USE, REPRODUCTION, "
+        "AND DISTRIBUTION\n\n   1. Definitions.\n\n      \"License\" shall mean the terms and conditions for use, "
+        "reproduction, and distribution as defined by Sections 1 through 9 of this document.\n\n   2. Grant of "
+        "Copyright License. Each Contributor hereby grants to You a perpetual, worldwide, non-exclusive, no-charge, "
+        "royalty-free, irrevocable copyright license to reproduce the Work.\n", encoding="utf-8")
+    assert load_document(path).owner is None
+    # a person's CV with the same kinds of evidence keeps its owner: it looks like a person's
+    cv = tmp_path / "jane_roe_cv.md"
+    cv.write_text("# Jane Roe\n\nhttps://janeroe.example.org\n\n## Education\n\nPhD in Law, 2019. Thesis on "
+                  "the roe deer license.\n\n## Experience\n\nLecturer, 2020-present.\n", encoding="utf-8")
+    assert load_document(cv).owner == "Jane Roe"
+
+
 def test_pdf_author_property_of_a_report_is_not_an_owner(tmp_path: Path) -> None:
     from fpdf import FPDF
 
