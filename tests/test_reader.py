@@ -465,6 +465,30 @@ def test_which_paper_is_answered_by_the_title_of_the_paper_that_calls_itself_one
     assert self_named("In this study we ran two experiments (Experiment 1, 2).", "study")
 
 
+def test_a_title_named_by_its_name_outranks_one_sharing_only_common_words(tmp_path, embedder):
+    """"version 2.0 of the Apache License" names the Apache License, though the Mozilla Public License
+    Version 2.0 shares more rare title words with it ("version", "2.0"): the question writes "Apache" as a
+    name, and "Apache" is the one word of that title that tells the titles apart (own_licenses, g09)."""
+    from assistant.answer.resolve import _words, titles_named
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, title, body in (("Apache-2.0.txt", "Apache License", "Version 2.0, January 2004. A copyright license."),
+                              ("MPL-2.0.txt", "Mozilla Public License Version 2.0", "1. Definitions. A license."),
+                              ("GPL-3.txt", "GNU GENERAL PUBLIC LICENSE", "Version 3, 29 June 2007. A license.")):
+        (docs / name).write_text(f"{title}\n\n{body}\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+
+    def named(q: str) -> list[str]:
+        return [Path(d).name for d in titles_named(_words(q), set(), store)[0]]
+
+    assert named("When was version 2.0 of the Apache License published?") == ["Apache-2.0.txt"]
+    assert named("Who is the license steward of the Mozilla Public License 2.0?") == ["MPL-2.0.txt"]
+    assert named("In the GNU General Public License, which section limits liability?") == ["GPL-3.txt"]
+    assert named("Which license texts mention a steward?") == []  # "license" is in every title: it names none
+    store.close()
+
+
 def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):
     """"University College London" (Zheng's CV) and "Imperial College London" (Sohail's) share two of
     three words, and MiniLM embeds their lines alike: without the check, both were listed for either."""

@@ -325,11 +325,14 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
     the wine dataset, whichever document holds "petal"."""
     qkeys: dict[str, str] = {}
-    for i, (w, _, _) in enumerate(words):
+    proper: set[str] = set()  # keys of words the question capitalises past its first word: names
+    for i, (w, start, _) in enumerate(words):
         if i not in covered:
             for t in terms(w):
                 if (k := _key(t)) and k not in STOPWORDS:
                     qkeys.setdefault(k, w)
+                    if start > 0 and w[:1].isupper():
+                        proper.add(k)
     if not qkeys:
         return (), ()
     titled, postings = _title_index(store)
@@ -339,16 +342,23 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     df = {k: len(postings.get(k, ())) for k in qkeys}
     # only a title holding one of the question's rare title words can be spelled: look those up
     candidates = {d for k in qkeys if 0 < df[k] <= MAX_NAMED and df[k] * 2 <= n for d in postings[k]}
-    score: dict[str, float] = {}
+    score: dict[str, tuple[int, float]] = {}
     for doc in candidates:
         hit = titled[doc] & qkeys.keys()
         telling = [k for k in hit if df[k] * 2 <= n]  # "rustdoc" in every title of the rustdoc book tells none apart
-        if len(telling) >= 2 or _key(_stem(doc)) in hit:  # its file name alone names it too ("defusedxml")
-            score[doc] = sum(math.log(n / df[k]) for k in hit)
+        # a short title is named whole when the question writes, as a name, every word of it that tells
+        # titles apart ("the Apache License": "License" is in every title, "Apache" only in its own;
+        # numbers and the file name's glued compounds, "apache20", aside)
+        own = {k for k in titled[doc] if k.isalpha() and len(postings.get(k, ())) * 2 <= n}
+        whole = bool(own) and own <= hit and bool(own & proper)
+        if len(telling) >= 2 or _key(_stem(doc)) in hit or whole:  # its file name alone names it too ("defusedxml")
+            # the titles whose names the question writes come first ("version 2.0 of the Apache License"
+            # names the Apache License, not the Mozilla Public License Version 2.0), then the rarest words
+            score[doc] = (len(set(telling) & proper), sum(math.log(n / df[k]) for k in hit))
     if not score:
         return (), ()
     best = max(score.values())
-    docs = tuple(sorted(d for d, v in score.items() if v >= best - 1e-9))
+    docs = tuple(sorted(d for d, v in score.items() if v[0] == best[0] and v[1] >= best[1] - 1e-9))
     if len(docs) > MAX_NAMED:
         return (), ()
     return docs, tuple(dict.fromkeys(qkeys[k] for k in qkeys if any(k in titled[d] for d in docs)))
