@@ -9,7 +9,7 @@
   A match inside a longer match of someone else is dropped ("Maurice Weber" does not also name
   another Weber); one span naming several owners (a shared surname) names all of them and the
   note says it is ambiguous.
-- **documents by title** (`titles_named`): a question holding two words of a document's title, one
+- **documents by title** (`titles.titles_named`): a question holding two words of a document's title, one
   that at most `MAX_NAMED` titles share, names it ("the wine recognition dataset"); a title outranks
   the rare words below, and a "who" question about one titled document asks for a fact in it.
 - **documents by name or fact**: the question's other words are looked up in the collection's
@@ -48,7 +48,6 @@ import math
 import os
 import re
 import unicodedata
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -62,6 +61,7 @@ from ingest.names import names_match, split_name
 from ..people import PERSON_K
 from ..question import analyze
 from . import asks, detect, present
+from .titles import MAX_NAMED, titles_named
 
 if TYPE_CHECKING:
     from ..people import People
@@ -88,7 +88,6 @@ def common_words() -> frozenset[str]:
 
 
 RESERVE = 2  # places a scope found from rare words leaves to the best hits elsewhere
-MAX_NAMED = 3  # a name-like word names documents only when at most this many hold it
 _WORD = re.compile(r"[^\W_](?:[\w]|[.'’/-](?=\w))*", re.UNICODE)
 
 
@@ -284,84 +283,6 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
 def names_one_title(question: str, store: Store) -> bool:
     """Does `question` name exactly one document by its title (`titles_named`)?"""
     return len(titles_named(_words(question), set(), store)[0]) == 1
-
-
-_TITLES: list[tuple[weakref.ref[Store], int, dict[str, frozenset[str]], dict[str, list[str]]]] = []
-
-
-def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, list[str]]]:
-    """Each document's title terms, and each term's documents (by title), kept for the last store read
-    until its next write (its `generation`)."""
-    gen = getattr(store, "generation", None)
-    kept = _TITLES[0] if _TITLES else None  # one read: another thread may replace it
-    if kept is not None and kept[0]() is store and gen is not None and kept[1] == gen:
-        return kept[2], kept[3]
-    titled = {r.doc: frozenset(k for t in terms(f"{r.title or ''} {_stem(r.doc)}") if (k := _key(t)) and k not in STOPWORDS)
-              for r in store.documents()}
-    postings: dict[str, list[str]] = {}
-    for doc, keys in titled.items():
-        for k in keys:
-            postings.setdefault(k, []).append(doc)
-    if gen is not None:
-        _TITLES[:] = [(weakref.ref(store), gen, titled, postings)]  # one store at a time is the common case
-    return titled, postings
-
-
-def _stem(doc: str) -> str:
-    """A document's file name without its extension, as one word: "annotated_doc.md" -> "annotated_doc"."""
-    return os.path.splitext(os.path.basename(doc))[0]
-
-
-def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: Store
-                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The documents whose title the question spells ("the wine recognition dataset" -> "Wine
-    recognition dataset"), and the question's words that did it.
-
-    A title is spelled when the question holds at least two of its words that are not stop words and
-    are in at most half of the titles (one of two titles tells them apart), one of them in at most
-    `MAX_NAMED` titles, or the document's whole file name as one word ("Who wrote defusedxml?" for
-    `defusedxml.md`): a word most titles share ("dataset", "report", "rustdoc" in "Lints - The
-    rustdoc book") locates nothing. The titles with the highest summed ln(N / title frequency) win.
-    A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
-    the wine dataset, whichever document holds "petal"."""
-    qkeys: dict[str, str] = {}
-    proper: set[str] = set()  # keys of words the question capitalises past its first word: names
-    for i, (w, start, _) in enumerate(words):
-        if i not in covered:
-            for t in terms(w):
-                if (k := _key(t)) and k not in STOPWORDS:
-                    qkeys.setdefault(k, w)
-                    if start > 0 and w[:1].isupper():
-                        proper.add(k)
-    if not qkeys:
-        return (), ()
-    titled, postings = _title_index(store)
-    n = len(titled)
-    if n < 2:
-        return (), ()
-    df = {k: len(postings.get(k, ())) for k in qkeys}
-    # only a title holding one of the question's rare title words can be spelled: look those up
-    candidates = {d for k in qkeys if 0 < df[k] <= MAX_NAMED and df[k] * 2 <= n for d in postings[k]}
-    score: dict[str, tuple[int, float]] = {}
-    for doc in candidates:
-        hit = titled[doc] & qkeys.keys()
-        telling = [k for k in hit if df[k] * 2 <= n]  # "rustdoc" in every title of the rustdoc book tells none apart
-        # a short title is named whole when the question writes, as a name, every word of it that tells
-        # titles apart ("the Apache License": "License" is in every title, "Apache" only in its own;
-        # numbers and the file name's glued compounds, "apache20", aside)
-        own = {k for k in titled[doc] if k.isalpha() and len(postings.get(k, ())) * 2 <= n}
-        whole = bool(own) and own <= hit and bool(own & proper)
-        if len(telling) >= 2 or _key(_stem(doc)) in hit or whole:  # its file name alone names it too ("defusedxml")
-            # the titles whose names the question writes come first ("version 2.0 of the Apache License"
-            # names the Apache License, not the Mozilla Public License Version 2.0), then the rarest words
-            score[doc] = (len(set(telling) & proper), sum(math.log(n / df[k]) for k in hit))
-    if not score:
-        return (), ()
-    best = max(score.values())
-    docs = tuple(sorted(d for d, v in score.items() if v[0] == best[0] and v[1] >= best[1] - 1e-9))
-    if len(docs) > MAX_NAMED:
-        return (), ()
-    return docs, tuple(dict.fromkeys(qkeys[k] for k in qkeys if any(k in titled[d] for d in docs)))
 
 
 def _base(doc: str) -> str:
