@@ -28,6 +28,16 @@ pytestmark = pytest.mark.slow
 REALDOCS = SHARED / "eval" / "realdocs"
 
 
+def _indexed(tmp_path: Path, embedder, files: dict[str, str]) -> tuple[Store, Assistant]:
+    """The real pipeline over `files` (name -> text) written to a fresh folder: its store and an Assistant."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in files.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    return store, Assistant(store, embedder)
+
+
 def _quotes_exact(assistant: Assistant, answer) -> None:
     for c in (*answer.citations, *answer.related):
         stored = assistant.chunk(c.chunk_id)
@@ -371,15 +381,10 @@ def test_abstentions_show_related_passages_and_never_claim_absence(seed_assistan
 
 
 def test_who_lists_people_by_owner_and_a_document_without_owner_as_unknown(tmp_path, embedder):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for p in PROFILES.iterdir():
-        (docs / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
-    (docs / "notes.txt").write_text(
-        "meeting notes\n\nThe group discussed graph neural networks for large scale training on GPUs.\n"
-        "Next meeting in two weeks.\n", encoding="utf-8")
-    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
-    assistant = Assistant(store, embedder)
+    files = {p.name: p.read_text(encoding="utf-8") for p in PROFILES.iterdir()}
+    files["notes.txt"] = ("meeting notes\n\nThe group discussed graph neural networks for large scale training on GPUs.\n"
+                          "Next meeting in two weeks.\n")
+    store, assistant = _indexed(tmp_path, embedder, files)
     a = assistant.ask("Who has worked on graph neural networks?")
     assert a.kind == "people" and not a.abstained
     names = [p.name for p in a.people]
@@ -395,16 +400,13 @@ def test_who_lists_people_by_owner_and_a_document_without_owner_as_unknown(tmp_p
 
 
 def test_a_date_asked_for_is_never_answered_from_a_passage_without_one(tmp_path, embedder):
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, degree in (("Ada Roe", "Ph.D. in Physics, Stanford University"),
-                         ("Bo Tran", "Ph.D. in Physics, Stanford University, 2015")):
-        (docs / f"{name.split()[1].lower()}_cv.md").write_text(
+    store, assistant = _indexed(tmp_path, embedder, {
+        f"{name.split()[1].lower()}_cv.md":
             f"# {name}\n\n{name.split()[0].lower()}@example.org\n\n## Education\n\n- {degree}\n"
             "- B.Sc. in Mathematics, University of Leeds\n\n## Experience\n\n- Research scientist, Acme Labs\n"
-            "- Lecturer in physics, University of York\n", encoding="utf-8")
-    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
-    assistant = Assistant(store, embedder)
+            "- Lecturer in physics, University of York\n"
+        for name, degree in (("Ada Roe", "Ph.D. in Physics, Stanford University"),
+                             ("Bo Tran", "Ph.D. in Physics, Stanford University, 2015"))})
     dated = assistant.ask("When did Bo Tran get their PhD?")
     assert not dated.abstained and "2015" in dated.answer, dated.answer
     undated = assistant.ask("When did Ada Roe get their PhD?")
@@ -424,22 +426,16 @@ def test_which_paper_is_answered_by_the_title_of_the_paper_that_calls_itself_one
     that says "In this paper" (its own word for what it is), then quotes the passage. A CV is a person's
     document, never the thing asked for, and a question whose verb is said of something else ("Which
     method does ... use?") keeps the usual answer."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "meshes.md").write_text(
-        "# Window Transformers for Mesh Classification\n\n## Abstract\n\nIn this paper we propose a window-based "
-        "transformer that classifies triangle meshes. It attends within local windows of faces and merges them "
-        "level by level.\n\n## Results\n\nOn the SHREC benchmark the window transformer reaches 98.3% accuracy.\n",
-        encoding="utf-8")
-    (docs / "soils.md").write_text(
-        "# Soil Moisture Sensing with Radio\n\n## Abstract\n\nIn this paper we measure soil moisture from the delay "
-        "of radio signals between buried sensors.\n\n## Method\n\nThe method uses least squares to fit the delay.\n",
-        encoding="utf-8")
-    (docs / "roe_cv.md").write_text(
-        "# Jane Roe\n\njane@example.org\n\n## Research\n\nIn this paper series I study graph neural networks for "
-        "molecules.\n", encoding="utf-8")
-    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
-    assistant = Assistant(store, embedder)
+    store, assistant = _indexed(tmp_path, embedder, {
+        "meshes.md": "# Window Transformers for Mesh Classification\n\n## Abstract\n\nIn this paper we propose a "
+                     "window-based transformer that classifies triangle meshes. It attends within local windows of "
+                     "faces and merges them level by level.\n\n## Results\n\nOn the SHREC benchmark the window "
+                     "transformer reaches 98.3% accuracy.\n",
+        "soils.md": "# Soil Moisture Sensing with Radio\n\n## Abstract\n\nIn this paper we measure soil moisture from "
+                    "the delay of radio signals between buried sensors.\n\n## Method\n\nThe method uses least squares "
+                    "to fit the delay.\n",
+        "roe_cv.md": "# Jane Roe\n\njane@example.org\n\n## Research\n\nIn this paper series I study graph neural "
+                     "networks for molecules.\n"})
     a = assistant.ask("Which paper proposes a transformer that classifies triangle meshes?")
     assert not a.abstained and a.answer.startswith("Window Transformers for Mesh Classification [1]\n"), a.answer
     assert Path(a.citations[0].doc).name == "meshes.md" and any("calls itself one" in n for n in a.notes), a.notes
@@ -469,15 +465,13 @@ def test_a_title_named_by_its_name_outranks_one_sharing_only_common_words(tmp_pa
     """"version 2.0 of the Apache License" names the Apache License, though the Mozilla Public License
     Version 2.0 shares more rare title words with it ("version", "2.0"): the question writes "Apache" as a
     name, and "Apache" is the one word of that title that tells the titles apart (own_licenses, g09)."""
-    from assistant.answer.resolve import _words, titles_named
+    from assistant.answer.resolve import _words
+    from assistant.answer.titles import titles_named
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for name, title, body in (("Apache-2.0.txt", "Apache License", "Version 2.0, January 2004. A copyright license."),
-                              ("MPL-2.0.txt", "Mozilla Public License Version 2.0", "1. Definitions. A license."),
-                              ("GPL-3.txt", "GNU GENERAL PUBLIC LICENSE", "Version 3, 29 June 2007. A license.")):
-        (docs / name).write_text(f"{title}\n\n{body}\n", encoding="utf-8")
-    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store, _ = _indexed(tmp_path, embedder, {
+        "Apache-2.0.txt": "Apache License\n\nVersion 2.0, January 2004. A copyright license.\n",
+        "MPL-2.0.txt": "Mozilla Public License Version 2.0\n\n1. Definitions. A license.\n",
+        "GPL-3.txt": "GNU GENERAL PUBLIC LICENSE\n\nVersion 3, 29 June 2007. A license.\n"})
 
     def named(q: str) -> list[str]:
         return [Path(d).name for d in titles_named(_words(q), set(), store)[0]]
@@ -659,14 +653,10 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
 def test_an_entry_that_ended_is_not_read_as_now_though_the_entry_above_it_runs_on(tmp_path, embedder):
     """A CV's entry "Research engineer, ... September 2020 - November 2020" sits under the running entry
     "... February 2025 - present": the question about now matches the running one only."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "roe_cv.md").write_text(
+    store, assistant = _indexed(tmp_path, embedder, {"roe_cv.md": (
         "# Jane Roe\n\njane@example.org\n\n## Employment\n\nInstitute of Neuroscience, February 2025 - present\n"
         "Postdoctoral researcher in neuroscience\n\nSorbonne University\nResearch engineer, September 2020 - "
-        "November 2020\n\n## Education\n\nPh.D. in Biology, University of Geneva, 2024\n", encoding="utf-8")
-    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
-    assistant = Assistant(store, embedder)
+        "November 2020\n\n## Education\n\nPh.D. in Biology, University of Geneva, 2024\n")})
     question = "What is Jane Roe's current job?"
     hits, _ = assistant.retrieve_scoped(question)
     r = assistant.reader.read(question, hits)
