@@ -283,15 +283,16 @@ class Reader:
                                  named=idf.proper)
         body = flat(text)
         fact = ""
-        if (label := self._named_document(r, hit)) is not None:
+        if (named := self._named_document(r, hit)) is not None:
+            noun, label = named
             if len(label) + len(body) + 1 > 300:  # the title stays; the quote is cut to the line that answers
                 start, end = short(r, best, 300 - len(label) - 1)
                 body = flat(hit.text[start:end])
                 cite = citation_from_hit(1, hit, start, end, score=p)
             # no `fact`: a fact is a phrase of the quote, and the title names the cited document instead
             return Answer(r.question, f"{label} [1]\n{body} [1]", False, (cite,), confidence=p,
-                          notes=(f"the question asks which {asks.thing_asked(r.question)}, and this document "
-                                 f"calls itself one: it is named by its title",))
+                          notes=(f"the question asks which {noun}, and this document calls itself one: it is "
+                                 "named by its title",))
         if span:
             fact = text[span[0]:span[1]]
             lead = flat(fact)
@@ -301,10 +302,10 @@ class Reader:
             answer = f"{body} [1]"
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
 
-    def _named_document(self, r: Reading, hit: Hit) -> str | None:
-        """The title of the document answering, when the question asks which one of a kind of thing the
-        document calls itself ("Which paper proposes ...?" of a paper that says "In this paper"), else
-        None. A person's document (one with an owner) is about that person, never the thing asked for."""
+    def _named_document(self, r: Reading, hit: Hit) -> tuple[str, str] | None:
+        """(the noun asked, the title of the document answering) when the question asks which one of a
+        kind of thing the document calls itself ("Which paper proposes ...?" of a paper that says "In this
+        paper"), else None. A person's document (one with an owner) is about that person, never the thing asked for."""
         noun = asks.thing_asked(r.question)
         if not noun or hit.owner:
             return None
@@ -312,7 +313,7 @@ class Reader:
         text = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == hit.doc)
         if not self_named(text, noun):
             return None
-        return short_title(hit.title or Path(hit.doc).stem, TITLE_LEAD_CHARS)
+        return noun, short_title(hit.title or Path(hit.doc).stem, TITLE_LEAD_CHARS)
 
     def _named(self, r: Reading) -> set[str]:
         """The owners of the hits that the question names."""
