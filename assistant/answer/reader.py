@@ -283,8 +283,8 @@ class Reader:
                                  named=idf.proper)
         body = flat(text)
         fact = ""
-        if (named := self._named_document(r, hit)) is not None:
-            noun, label = named
+        if (document := self._named_document(r, hit)) is not None:
+            noun, label = document
             if len(label) + len(body) + 1 > 300:  # the title stays; the quote is cut to the line that answers
                 start, end = short(r, best, 300 - len(label) - 1)
                 body = flat(hit.text[start:end])
