@@ -839,3 +839,41 @@ def test_line_vectors_are_kept_beside_the_index_for_the_next_run(seed_index_copy
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a numpy file")
     assert VectorCache(embedder).load(bad) == 0 and VectorCache(embedder).load(tmp_path / "none.npz") == 0
+
+
+def test_the_words_that_located_a_report_are_no_evidence_inside_it(tmp_path, embedder, monkeypatch):
+    """"What was the probable cause of the Kenai, Alaska accident on 03/14/2009?" is scoped to the report
+    holding "Kenai" and "03/14/2009"; inside it those words say where to look, not what to look for, so the
+    report's header block, which repeats them, does not outrank the probable cause (as in realdocs tune d141).
+    Words are only locators when nothing else located the document (a person's name the question says), and
+    not when they are all the question asks about ("What is Kenai?")."""
+    header = ("Aviation Accident Final Report\n\nLocation: {place}, AK Accident Number: ANC09LA0{n}1\n\n"
+              "Date & Time: {date}, 1020 AST Registration: N77{n}4Q\n\nAircraft: Cessna 180 Aircraft Damage: "
+              "Substantial\n\n")
+    body = ("## Analysis\n\nThe pilot landed on a frozen lake covered with soft snow. During the landing roll the "
+            "airplane nosed over.\n\n## Probable Cause and Findings\n\nThe National Transportation Safety Board "
+            "determines the probable cause(s) of this accident to be:\nThe pilot's decision to land on {what}, "
+            "which resulted in a nose-over.\n")
+    places = [("Kenai", "03/14/2009", "snow-covered ice"), ("Homer", "06/02/2009", "a gravel bar"),
+              ("Nome", "01/22/2009", "a frozen river"), ("Bethel", "09/09/2009", "a short strip"),
+              ("Valdez", "04/30/2009", "a muddy beach"), ("Kodiak", "07/17/2009", "a wet meadow")]
+    files = {f"ntsb_{n}.md": header.format(place=place, n=n, date=date) + body.format(what=what)
+             for n, (place, date, what) in enumerate(places)}
+    files["roe.md"] = "# Jane Roe\n\njane@example.org\n\n## Education\n\nPhD in Chemistry, University of Tartu, 2015\n"
+    store, assistant = _indexed(tmp_path, embedder, files)
+    q = "What was the probable cause of the Kenai, Alaska accident on 03/14/2009?"
+    a = assistant.ask(q)
+    assert not a.abstained and Path(a.citations[0].doc).name == "ntsb_0.md", a.answer
+    assert "snow-covered ice" in a.citations[0].quote and "Location:" not in a.citations[0].quote, a.answer
+    _quotes_exact(assistant, a)
+    hits = [h for h in assistant.retrieve_scoped(q)[0] if h.doc.endswith("ntsb_0.md")]
+    assert resolve.located(q, hits, store) == {"Kenai", "03/14/2009"}  # "Alaska" is in no report
+    assert resolve.located("What is Kenai?", hits, store) == frozenset()  # the name is all it asks about
+    assert resolve.located(q, hits + [h for h in assistant.search("gravel bar", 3) if h.doc.endswith("ntsb_1.md")],
+                           store) == frozenset()  # hits from two documents: nothing located one of them
+    roe = [h for h in assistant.search("Jane Roe PhD", 3) if h.doc.endswith("roe.md")]
+    assert resolve.located("Where did Jane Roe do her PhD in Tartu?", roe, store) == frozenset()  # her name located it
+    # without it, the header block, which repeats the question's place and date, is the answer
+    monkeypatch.setattr("assistant.answer.reader.located", lambda *_: frozenset())
+    assert "Location: Kenai" in assistant.ask(q).citations[0].quote
+    store.close()

@@ -251,8 +251,10 @@ def embedded(text: str) -> str:
 
 
 def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Sequence[Piece],
-             cands: Sequence[Candidate], vectors: VectorCache, idf: Idf) -> np.ndarray:
-    """One row of `NAMES` per candidate."""
+             cands: Sequence[Candidate], vectors: VectorCache, idf: Idf,
+             located: frozenset[str] = frozenset()) -> np.ndarray:
+    """One row of `NAMES` per candidate. `located`: the question's words that located the hits'
+    document (`resolve.located`), which, like its owner's name and its title, are no evidence."""
     if not cands:
         return np.zeros((0, len(NAMES)), np.float32)
     ptexts = [embedded(hits[p.hit].text[p.start:p.end]) for p in pieces]
@@ -270,7 +272,8 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     top_score = max((h.score for h in hits), default=1.0) or 1.0
     piece_lem = [piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
-    loc = [lemmas(f"{h.owner or ''} {h.title or ''}") for h in hits]
+    where = lemmas(" ".join(located))
+    loc = [lemmas(f"{h.owner or ''} {h.title or ''}") | where for h in hits]
     owner_words = [owner_tokens(h.owner) for h in hits]
     piece_kind = [bool(kind) and detect.holds(kind, t, owner_words[p.hit]) for t, p in zip(ptexts, pieces, strict=True)]
     sec_lem = [lemmas(s) for s in sections]

@@ -47,7 +47,7 @@ from .extent import read_span, short, with_body, with_what_follows
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
-from .resolve import names_one_title, people_named, stored_aliases
+from .resolve import located, names_one_title, people_named, stored_aliases
 from .who import glued, holds_name, spelled_names, take_turns, top_per_doc, what_was_searched
 
 log = logging.getLogger(__name__)
@@ -163,7 +163,8 @@ class Reader:
         pieces = tuple(pieces_of(hits))
         cands = tuple(candidates(hits, pieces))
         qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
-        x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits))
+        where = frozenset() if who else located(question, hits, self.store)
+        x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits), where)
         first = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
         rr = reread(self.reading, question, hits, cands, first, self.read_top, per_doc=who) if len(cands) else unread(0)
         p = self.model.second(first, rr.p, rr.margin)

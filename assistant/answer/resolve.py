@@ -280,6 +280,37 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
     return out
 
 
+def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozenset[str]:
+    """The question's name-like words that locate the one document every hit of `hits` is from:
+    words it holds and that name at most `MAX_NAMED` documents, as `resolve` scopes a search by them
+    ("Seward" and "11/29/2007" in "What was the probable cause of the Seward, Alaska accident on
+    11/29/2007?"). Inside that document they say where to look, not what to look for: its header
+    block repeats them, the passage that answers need not. Empty when the hits span documents (the
+    words may be what a list question asks about), when the question names the document's owner or
+    its title (then those located it, and its other names may be what it asks about: "Which UCL
+    courses did Jane Roe teach?"), and when the question is nothing but them ("What is Ribbon?" asks
+    about the thing it names)."""
+    docs = {h.doc for h in hits}
+    if store is None or len(docs) != 1:
+        return frozenset()
+    doc = next(iter(docs))
+    words = _words(question)
+    if people_named(question, [h.owner for h in hits if h.owner], stored_aliases(store)):
+        return frozenset()
+    titled, title_words = titles_named(words, set(), store)
+    if doc in titled:
+        out = frozenset(title_words)
+    else:
+        facts = {t: w for t, (w, named) in _fact_terms(words, set()).items() if named}
+        held_by, n_docs = holding(store, list(facts)) if facts else ({}, 0)
+        out = frozenset(w for t, w in facts.items()
+                        if doc in (held := held_by.get(t, [])) and len(held) <= MAX_NAMED and len(held) * 2 <= n_docs)
+    from index.lemmas import lemmas
+
+    rest = lemmas(question) - lemmas(" ".join(out)) - STOPWORDS
+    return out if rest else frozenset()
+
+
 def names_one_title(question: str, store: Store) -> bool:
     """Does `question` name exactly one document by its title (`titles_named`)?"""
     return len(titles_named(_words(question), set(), store)[0]) == 1
