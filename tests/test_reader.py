@@ -126,6 +126,9 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
           "Visiting, Univ. of Michigan.")
     assert [cv[a:b] for a, b in detect._runs(cv)] == ["Cliff Wong", "Prof. Jenna Wiens", "PH.D. IN ECONOMICS",
                                                        "Bocconi University", "Univ. of Michigan"]
+    # a name with a stop between longer parts ends its sentence: no run "Node.js. Therefore" (own_nodejs j11)
+    text = "Code is trusted by Node.js. Therefore any Malicious Module fails. It joined the U.S. Navy Reserve."
+    assert [text[a:b] for a, b in detect._runs(text)] == ["Malicious Module", "U.S. Navy Reserve"]
     # people listed together are led with together: one of two advisors is half an answer
     advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
     a, b = detect.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)

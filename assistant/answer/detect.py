@@ -81,8 +81,9 @@ def _runs(text: str) -> list[tuple[int, int]]:
 
     A word of three or more letters ending in a full stop ends a sentence, and so its run, the stop
     left out ("Mentor: Cliff Wong. Benchmarked ..." holds "Cliff Wong"); an initial ("J."), an
-    abbreviation with inner stops ("Ph.D."), a title before a name ("Prof.", "St.") or a word before a
-    lower-case joiner ("Univ. of Michigan") does not."""
+    abbreviation with inner stops between short parts ("Ph.D.", "U.S."), a title before a name ("Prof.",
+    "St.") or a word before a lower-case joiner ("Univ. of Michigan") does not. A name with an inner stop
+    between longer parts ends its sentence like any word ("... trusted by Node.js. Therefore ...")."""
     out: list[tuple[int, int]] = []
     for m in _CAPRUN.finditer(text):
         words = [(w.start(), w.end()) for w in re.finditer(r"\S+", m.group(0))]
@@ -96,7 +97,8 @@ def _runs(text: str) -> list[tuple[int, int]]:
             stem = word.rstrip(".")
             after = m.group(0)[words[k + 1][0]] if k + 1 < len(words) else ""
             # a sentence ends where the next word is capitalised or nothing follows ("Univ. of Michigan" goes on)
-            if word.endswith(".") and len(stem) >= 3 and "." not in stem and not _is_title(word) and not after.islower():
+            abbreviation = "." in stem and all(len(part) <= 2 for part in stem.split("."))
+            if word.endswith(".") and len(stem) >= 3 and not abbreviation and not _is_title(word) and not after.islower():
                 _close(text, m.start(), run, out, strip=True)
                 run = []
         _close(text, m.start(), run, out)
