@@ -486,6 +486,27 @@ def test_a_title_named_by_its_name_outranks_one_sharing_only_common_words(tmp_pa
     store.close()
 
 
+def test_a_file_name_most_texts_use_as_a_word_names_no_document(tmp_path, embedder):
+    """`SECURITY.md` is not what "the security release stewards" names when every document of the folder
+    says "security" (own_nodejs j03 searched the security policy for a list in the README); a file name
+    the other texts never use ("defusedxml") still names its document alone."""
+    from assistant.answer.resolve import _words
+    from assistant.answer.titles import titles_named
+
+    store, _ = _indexed(tmp_path, embedder, {
+        "SECURITY.md": "# Security\n\nReport security bugs privately.\n",
+        "README.md": "# Project\n\nSecurity release stewards: Jane Roe (NodeWorks).\n",
+        "BUILDING.md": "# Building\n\nSecurity fixes need a rebuild.\n",
+        "defusedxml.md": "# defusedxml\n\nXML parsing without entity expansion.\n"})
+
+    def named(q: str) -> list[str]:
+        return [Path(d).name for d in titles_named(_words(q), set(), store)[0]]
+
+    assert named("Who are the security release stewards from NodeWorks?") == []
+    assert named("Who wrote defusedxml?") == ["defusedxml.md"]
+    store.close()
+
+
 def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_path, embedder):
     """"University College London" (Zheng's CV) and "Imperial College London" (Sohail's) share two of
     three words, and MiniLM embeds their lines alike: without the check, both were listed for either."""

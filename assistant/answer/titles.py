@@ -44,6 +44,13 @@ def _stem(doc: str) -> str:
     return os.path.splitext(os.path.basename(doc))[0]
 
 
+def _rare_in_texts(store: Store, k: str) -> bool:
+    """Is the term `k` held by at most half of the documents' texts (titles and file names included)?
+    A file name that most documents use as a word ("security", "report") names none of them by itself."""
+    held = (store.docs_holding([k]) or {}).get(k, [])
+    return len(held) * 2 <= max(len(store.documents()), 1)
+
+
 def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: Store
                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The documents whose title the question spells ("the wine recognition dataset" -> "Wine
@@ -52,7 +59,8 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     A title is spelled when the question holds at least two of its words that are not stop words and
     are in at most half of the titles (one of two titles tells them apart), one of them in at most
     `MAX_NAMED` titles, or the document's whole file name as one word ("Who wrote defusedxml?" for
-    `defusedxml.md`): a word most titles share ("dataset", "report", "rustdoc" in "Lints - The
+    `defusedxml.md`) that at most half of the documents' texts hold (`SECURITY.md` is not named by
+    "the security release stewards" in a folder whose every document says "security"): a word most titles share ("dataset", "report", "rustdoc" in "Lints - The
     rustdoc book") locates nothing. The titles with the highest summed ln(N / title frequency) win.
     A title outranks the rare words of `_fact_terms`: "the mean petal width in the wine dataset" names
     the wine dataset, whichever document holds "petal"."""
@@ -83,7 +91,9 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
         # numbers and the file name's glued compounds, "apache20", aside)
         own = {k for k in titled[doc] if k.isalpha() and len(postings.get(k, ())) * 2 <= n}
         whole = bool(own) and own <= hit and bool(own & proper)
-        if len(telling) >= 2 or _key(_stem(doc)) in hit or whole:  # its file name alone names it too ("defusedxml")
+        if len(telling) >= 2 or whole or (_key(_stem(doc)) in hit and _rare_in_texts(store, _key(_stem(doc)))):
+            # its file name alone names it too ("defusedxml"), unless the documents' texts share it as a
+            # word ("security" in "the security release stewards" is no name for SECURITY.md)
             # the titles whose names the question writes come first ("version 2.0 of the Apache License"
             # names the Apache License, not the Mozilla Public License Version 2.0), then the rarest words
             score[doc] = (len(set(telling) & proper), sum(math.log(n / df[k]) for k in hit))
