@@ -47,7 +47,7 @@ from .extent import read_span, short, with_body, with_what_follows
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
-from .resolve import located, names_one_title, people_named, stored_aliases
+from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
 from .who import glued, holds_name, spelled_names, take_turns, top_per_doc, what_was_searched
 
 log = logging.getLogger(__name__)
@@ -194,7 +194,7 @@ class Reader:
         # a question naming someone (by the resolver's alias rules, as its search was scoped) asks about them
         aliases = stored_aliases(self.store) if self.store is not None else None
         named = bool(q.persons) or bool(people_named(question, owners, aliases)) or (
-            self.store is not None and names_one_title(question, self.store))
+            self.store is not None and (names_one_title(question, self.store) or names_unowned(question, self.store)))
         is_who = not named and asks.asks_who(question, q.kind == "people")
         return is_who, (top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 

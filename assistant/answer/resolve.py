@@ -32,7 +32,8 @@ and fills the remaining places from the whole index; a scope found from rare wor
 leaves its last `RESERVE` places to the whole index's best hits outside it, so a wrong scope costs
 ranking, not the answer (measured: dropping the naming words inside the scope, or checking the
 scope against the whole index's top k, ranked worse on realdocs tune); "who" questions keep searching every person separately (`scoped_retrieve`), the named
-documents' people first. The note says what was searched ("Searched Maurice Weber's documents
+documents' people first, unless the documents they name are no person's (`names_unowned`): then the
+person asked for is named in their text, and they are searched as for a fact. The note says what was searched ("Searched Maurice Weber's documents
 (cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
 
 Left out: nicknames, misspellings, dates written another way than in the document ("6 December
@@ -311,6 +312,22 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
     return out if rest else frozenset()
 
 
+def names_unowned(question: str, store: Store) -> bool:
+    """Does `question` ask who someone is ("Who are the security release stewards provided by
+    NodeSource?") about documents it names by their titles or rare words, none of which is a person's?
+    Then the person asked for is named in their text, not one of the folder's owners: a fact question
+    about those documents, not a list of matching people. A question naming documents that are a
+    person's ("Who studied at Harvard?" names CVs) keeps asking which people match."""
+    words = _words(question)
+    if not words or words[0][0].lower() not in ("who", "whom", "whose"):
+        return False
+    docs = titles_named(words, set(), store)[0] or _by_facts(words, set(), store).docs
+    if not docs:
+        return False
+    owned = {d for paths in store.owner_docs().values() for d in paths}
+    return not owned & set(docs)
+
+
 def names_one_title(question: str, store: Store) -> bool:
     """Does `question` name exactly one document by its title (`titles_named`)?"""
     return len(titles_named(_words(question), set(), store)[0]) == 1
@@ -360,6 +377,11 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
         whose = "its title or file name" if len(titled) == 1 else "their titles or file names"
         return Resolution((), titled, f"Searched {listed} (named by {whose}: {' '.join(title_words)})",
                           by=title_words, ambiguous=len(titled) > 1, by_title=True)
+    return _by_facts(words, covered, store)
+
+
+def _by_facts(words: list[tuple[str, int, int]], covered: set[int], store: Store) -> Resolution:
+    """The documents the question's rare words name (the last step of `resolve`)."""
     facts = _fact_terms(words, covered)
     if not facts:
         return Resolution()
@@ -399,7 +421,8 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     """
     if who is None:
         who = (not resolution.persons and not resolution.one_document
-               and asks.asks_who(question, analyze(question, people.names()).kind == "people"))
+               and asks.asks_who(question, analyze(question, people.names()).kind == "people")
+               and not names_unowned(question, searcher.store))
     if who:
         order = list(people.all())
         if resolution.docs:
