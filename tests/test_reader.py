@@ -905,24 +905,29 @@ def test_the_words_that_located_a_report_are_no_evidence_inside_it(tmp_path, emb
 
 def test_who_about_documents_no_person_owns_asks_for_a_name_in_their_text(tmp_path, embedder):
     """"Who are the release stewards provided by NodeWorks?" names the project's README by a rare word;
-    no person owns it, so the person asked for is named in its text: a fact question about it, answered
-    from it, not a list of the folder's documents as if they were people (own_nodejs j03). A question
-    naming a person's documents ("Who studied at Tartu?") still lists the people who match."""
+    no document of the folder is a person's, so the person asked for is named in its text: a fact question
+    about it, answered from it, not a list of the folder's documents as if they were people (own_nodejs
+    j03). Once the folder holds people's documents (CVs), "who" questions list the people who match."""
     from assistant.answer.resolve import names_unowned
 
-    store, assistant = _indexed(tmp_path, embedder, {
-        "README.md": "# Widget\n\nWidget is a small parser.\n\n## Release stewards\n\nNodeWorks provides the "
-                     "release stewards: Jane Roe and Tom Lind manage each release.\n",
-        "BUILDING.md": "# Building Widget\n\nRun make. Releases are built by the stewards.\n",
-        "roe_cv.md": "# Jane Roe\n\njane@example.org\n\n## Education\n\nPhD in Chemistry, University of Tartu, 2015\n",
-        "lind_cv.md": "# Tom Lind\n\ntom@example.org\n\n## Education\n\nMSc in Physics, University of Oslo, 2012\n"})
+    files = {"README.md": "# Widget\n\nWidget is a small parser.\n\n## Release stewards\n\nNodeWorks provides the "
+                          "release stewards: Jane Roe and Tom Lind manage each release.\n",
+             "BUILDING.md": "# Building Widget\n\nRun make. Releases are built by the stewards.\n",
+             "SECURITY.md": "# Security\n\nReport bugs privately to the security team.\n"}
+    store, assistant = _indexed(tmp_path, embedder, files)
     q = "Who are the release stewards provided by NodeWorks?"
-    assert names_unowned(q, store) and not names_unowned("Who studied at Tartu?", store)
+    assert names_unowned(q, store)
     assert not names_unowned("Which release stewards does NodeWorks provide?", store)  # asks no "who"
     a = assistant.ask(q)
     assert not a.abstained and not a.people and Path(a.citations[0].doc).name == "README.md", a.answer
     assert "Jane Roe and Tom Lind" in a.citations[0].quote and not a.answer.startswith("- "), a.answer
     _quotes_exact(assistant, a)
+    store.close()
+    files["roe_cv.md"] = "# Jane Roe\n\njane@example.org\n\n## Education\n\nPhD in Chemistry, University of Tartu, 2015\n"
+    files["lind_cv.md"] = "# Tom Lind\n\ntom@example.org\n\n## Education\n\nMSc in Physics, University of Oslo, 2012\n"
+    (tmp_path / "with-cvs").mkdir()
+    store, assistant = _indexed(tmp_path / "with-cvs", embedder, files)
+    assert not names_unowned(q, store)
     who = assistant.ask("Who studied at Tartu?")
     assert [p.name for p in who.people] == ["Jane Roe"], who.answer
     store.close()

@@ -32,8 +32,8 @@ and fills the remaining places from the whole index; a scope found from rare wor
 leaves its last `RESERVE` places to the whole index's best hits outside it, so a wrong scope costs
 ranking, not the answer (measured: dropping the naming words inside the scope, or checking the
 scope against the whole index's top k, ranked worse on realdocs tune); "who" questions keep searching every person separately (`scoped_retrieve`), the named
-documents' people first, unless the documents they name are no person's (`names_unowned`): then the
-person asked for is named in their text, and they are searched as for a fact. The note says what was searched ("Searched Maurice Weber's documents
+documents' people first, unless no document of the folder is a person's and the question names some
+(`names_unowned`): then the person asked for is named in their text, and they are searched as for a fact. The note says what was searched ("Searched Maurice Weber's documents
 (cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
 
 Left out: nicknames, misspellings, dates written another way than in the document ("6 December
@@ -314,18 +314,15 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
 
 def names_unowned(question: str, store: Store) -> bool:
     """Does `question` ask who someone is ("Who are the security release stewards provided by
-    NodeSource?") about documents it names by their titles or rare words, none of which is a person's?
-    Then the person asked for is named in their text, not one of the folder's owners: a fact question
-    about those documents, not a list of matching people. A question naming documents that are a
-    person's ("Who studied at Harvard?" names CVs) keeps asking which people match."""
+    NodeSource?") about documents it names by their titles or rare words, in a folder where no document
+    is a person's? Then the person asked for is named in their text, not one of the folder's people: a
+    fact question about those documents, not a list of matching people. Where some documents are people's
+    (CVs beside reports), a "who" question keeps asking which of them match, whatever its rare words name
+    (measured: applying this to the unowned documents of such a folder cost a "who" answer on realdocs)."""
     words = _words(question)
-    if not words or words[0][0].lower() not in ("who", "whom", "whose"):
+    if not words or words[0][0].lower() not in ("who", "whom", "whose") or store.owner_docs():
         return False
-    docs = titles_named(words, set(), store)[0] or _by_facts(words, set(), store).docs
-    if not docs:
-        return False
-    owned = {d for paths in store.owner_docs().values() for d in paths}
-    return not owned & set(docs)
+    return bool(titles_named(words, set(), store)[0] or _by_facts(words, set(), store).docs)
 
 
 def names_one_title(question: str, store: Store) -> bool:
