@@ -931,3 +931,28 @@ def test_who_about_documents_no_person_owns_asks_for_a_name_in_their_text(tmp_pa
     who = assistant.ask("Who studied at Tartu?")
     assert [p.name for p in who.people] == ["Jane Roe"], who.answer
     store.close()
+
+
+def test_how_many_or_how_much_is_no_answer_from_a_passage_without_a_number(tmp_path, embedder):
+    """"How much does the bug bounty pay ...?" asked of a policy that describes the bounty but states no
+    amount is a near miss (own_nodejs j17): the passage it would quote holds no number, so it abstains, as a
+    "When ...?" question does from a passage without a date. A passage with the amount answers."""
+    assert asks.counts("How much money does the bounty pay?") and asks.counts("How many patients were enrolled?")
+    assert not asks.counts("How often is it run?") and not asks.counts("How did CatBoost compare?")
+    assert detect.counts_something("more than one petabyte") and detect.counts_something("three patients")
+    assert not detect.counts_something("The program is managed through the HackerOne platform.")
+    files = {"SECURITY.md": "# Security\n\n## Bug bounty\n\nThe project runs an official bug bounty program for "
+                            "security researchers. The program is managed through the HackerOne platform.\n\n"
+                            "## Reporting\n\nReport security bugs privately to the security team.\n",
+             "README.md": "# Widget\n\nWidget is a small parser for configuration files.\n"}
+    store, assistant = _indexed(tmp_path, embedder, files)
+    a = assistant.ask("How much money does the Widget bug bounty program pay for a critical vulnerability?")
+    assert a.abstained and any("holds no number" in n for n in a.notes), (a.answer, a.notes)
+    store.close()
+    files["SECURITY.md"] = files["SECURITY.md"].replace("HackerOne platform.", "HackerOne platform and pays "
+                                                        "2,500 dollars for a critical vulnerability.")
+    (tmp_path / "paid").mkdir()
+    store, assistant = _indexed(tmp_path / "paid", embedder, files)
+    a = assistant.ask("How much money does the Widget bug bounty program pay for a critical vulnerability?")
+    assert not a.abstained and "2,500" in a.answer, a.answer
+    store.close()

@@ -47,6 +47,13 @@ def asked(question: str) -> str:
     return ""
 
 
+def counts(question: str) -> bool:
+    """Does `question` ask how many or how much of something ("How many patients ...?", "How much does
+    the bounty pay?"): an amount, which a passage without a number cannot give."""
+    words = [w.lower() for w in TOKENS.findall(question)]
+    return any(w == "how" and nxt in ("many", "much") for w, nxt in zip(words, words[1:], strict=False))
+
+
 def _shape_asked(words: list[str]) -> str:
     """The shaped kind (`addresses.SHAPED`) the words after "what"/"which" ask for, or "": the type phrase before
     the verb ("Which *email address* does she use?"), else the subject after it, up to a preposition

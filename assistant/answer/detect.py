@@ -50,6 +50,12 @@ def says_when(text: str) -> bool:
     return has_number(text) or bool(words & (_MONTHS | _WEEKDAYS)) or bool(OPEN_END.search(text))
 
 
+def counts_something(text: str) -> bool:
+    """Could `text` give an amount: does it hold a number, in digits or in words ("two", "a dozen", and
+    "one", which `phrase` leaves out as often a pronoun: "more than one petabyte")?"""
+    return has_number(text) or bool(_spans("number", text, frozenset())) or re.search(r"(?i)\bone\b", text) is not None
+
+
 def has_number(text: str) -> bool:
     """Does `text` hold a number other than a list's enumerators?"""
     return any(c.isdigit() for c in _ENUM.sub(" ", text))

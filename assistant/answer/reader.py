@@ -274,6 +274,9 @@ class Reader:
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
             return self._abstain(r, "the passage it would quote holds no date, and the question asks for one", p)
+        if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
+            return self._abstain(r, "the passage it would quote holds no number, and the question asks how many "
+                                    "or how much", p)
         cite = citation_from_hit(1, hit, start, end, score=p)
         span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
         if span is None and kind:
