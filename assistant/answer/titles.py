@@ -44,11 +44,11 @@ def _stem(doc: str) -> str:
     return os.path.splitext(os.path.basename(doc))[0]
 
 
-def _rare_in_texts(store: Store, k: str) -> bool:
-    """Is the term `k` held by at most half of the documents' texts (titles and file names included)?
+def _rare_in_texts(store: Store, k: str, n: int) -> bool:
+    """Is the term `k` held by at most half of the `n` documents' texts (titles and file names included)?
     A file name that most documents use as a word ("security", "report") names none of them by itself."""
     held = (store.docs_holding([k]) or {}).get(k, [])
-    return len(held) * 2 <= max(len(store.documents()), 1)
+    return len(held) * 2 <= n
 
 
 def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: Store
@@ -91,7 +91,7 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
         # numbers and the file name's glued compounds, "apache20", aside)
         own = {k for k in titled[doc] if k.isalpha() and len(postings.get(k, ())) * 2 <= n}
         whole = bool(own) and own <= hit and bool(own & proper)
-        if len(telling) >= 2 or whole or (_key(_stem(doc)) in hit and _rare_in_texts(store, _key(_stem(doc)))):
+        if len(telling) >= 2 or whole or (_key(_stem(doc)) in hit and _rare_in_texts(store, _key(_stem(doc)), n)):
             # its file name alone names it too ("defusedxml"), unless the documents' texts share it as a
             # word ("security" in "the security release stewards" is no name for SECURITY.md)
             # the titles whose names the question writes come first ("version 2.0 of the Apache License"
