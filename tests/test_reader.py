@@ -956,3 +956,32 @@ def test_how_many_or_how_much_is_no_answer_from_a_passage_without_a_number(tmp_p
     a = assistant.ask("How much money does the Widget bug bounty program pay for a critical vulnerability?")
     assert not a.abstained and "2,500" in a.answer, a.answer
     store.close()
+
+
+def test_a_table_of_contents_is_never_the_answer(tmp_path, embedder, monkeypatch):
+    """A table of contents repeats the document's headings, so it matches a question about any of them, but
+    it only says where to look: "Who is the current chair of the Technical Steering Committee?" asked of a
+    README that lists the committee's members and names no chair is answered from the TOC without this
+    (own_nodejs j19), and abstains with it."""
+    from assistant.answer import reader as reader_module
+    from assistant.answer.candidates import echo_key
+
+    assert echo_key("* [Contributing to Widget](#contributing-to-widget)") == "contributing to widget"
+    assert echo_key("2.1 Methods . . . . . . 12") == "methods" and echo_key("IV. Results 7") == "results"
+    toc = "".join(f"* [{h}](#{h.lower().replace(' ', '-')})\n" for h in
+                  ("Support", "Release types", "Contributing to Widget", "Current project team members",
+                   "TSC (Technical Steering Committee)", "Collaborators"))
+    readme = ("# Widget\n\nWidget parses configuration files.\n\n## Table of contents\n\n" + toc +
+              "\n## Support\n\nAsk questions in the forum.\n\n## Release types\n\nCurrent and LTS releases.\n\n"
+              "## Contributing to Widget\n\nSee the contributing guide.\n\n## Current project team members\n\n"
+              "The team is listed below.\n\n### TSC (Technical Steering Committee)\n\n* anna - Anna Berg\n"
+              "* tom - Tom Lind\n\n### Collaborators\n\n* sam - Sam Ode\n")
+    store, assistant = _indexed(tmp_path, embedder, {"README.md": readme,
+                                                     "BUILDING.md": "# Building\n\nRun make to build Widget.\n"})
+    q = "Who is the current chair of the Widget Technical Steering Committee?"
+    a = assistant.ask(q)
+    assert a.abstained or "](#" not in a.citations[0].quote, a.answer
+    monkeypatch.setattr(reader_module, "navigation", lambda hits, pieces, cands, headings: [False] * len(cands))
+    b = assistant.ask(q)
+    assert not b.abstained and "](#" in b.citations[0].quote, b.answer
+    store.close()

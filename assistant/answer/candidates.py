@@ -13,7 +13,8 @@ layout (fonts, indentation), which the chunk text does not carry.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from index import Hit
@@ -46,6 +47,37 @@ def pieces_of(hits: Sequence[Hit], limit: int = LIMIT) -> list[Piece]:
 def header_like(text: str) -> bool:
     t = text.strip()
     return 0 < len(t) <= 80 and t[-1] not in ".,;" and any(c.isalpha() for c in t)
+
+
+_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a Markdown link: its text
+_LEADER = re.compile(r"(?:\s*[.·…]\s*){2,}\s*[\divxlcIVXLC]*\s*$|\s+\d+\s*$")  # "Introduction ..... 3", "Methods 12"
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 ", "IV. ", "A. "
+
+
+def echo_key(text: str) -> str:
+    """`text` as a line of a table of contents would write a heading: no bullet, link syntax, leader dots,
+    page number or section number; case and spacing folded."""
+    t = _LINK.sub(r"\1", text).strip().lstrip("-–—•·*▪◦○➔>#").strip()
+    t = _NUMBERING.sub("", _LEADER.sub("", t))
+    return " ".join(t.split()).casefold()
+
+
+def navigation(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate],
+               headings: Callable[[str], frozenset[str]]) -> list[bool]:
+    """For each candidate: is it a run of two or more lines that each only repeat a heading of its own
+    document (`headings(doc)`: the `echo_key`s of the document's section headings)? That is a table of
+    contents, which points at where the answer is and never says it ("* [Support](#support)",
+    "1 Introduction ..... 3")."""
+    out = []
+    for c in cands:
+        if len(c.pieces) < 2:
+            out.append(False)
+            continue
+        text = hits[c.hit].text
+        known = headings(hits[c.hit].doc)
+        out.append(bool(known) and all((k := echo_key(text[pieces[j].start:pieces[j].end])) and k in known
+                                       for j in c.pieces))
+    return out
 
 
 def candidates(hits: Sequence[Hit], pieces: Sequence[Piece], limit: int = LIMIT, max_pieces: int = 3,

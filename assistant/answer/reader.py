@@ -42,7 +42,7 @@ from ..people import Person, group_people
 from ..question import analyze
 from . import Answer, Citation, PersonAnswer, asks, citation_from_hit, detect
 from .addresses import first_own
-from .candidates import Candidate, Piece, candidates, pieces_of
+from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_what_follows
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
@@ -146,6 +146,7 @@ class Reader:
         self._idf: tuple[object, Idf] | None = None
         self._lock = threading.Lock()
         self._saving = threading.Lock()
+        self._heads: dict[tuple[int, str], frozenset[str]] = {}
 
     def idf(self, hits: Sequence[Hit]) -> Idf:
         if self.store is None:
@@ -155,6 +156,23 @@ class Reader:
             if self._idf is None or self._idf[0] != key:
                 self._idf = (key, Idf.of_store(self.store))
             return self._idf[1]
+
+    def _headings(self, doc: str) -> frozenset[str]:
+        """The `echo_key`s of the section headings of `doc` (every level of every chunk's section path),
+        kept per document until the store's next write."""
+        if self.store is None:
+            return frozenset()
+        key = (getattr(self.store, "generation", 0), doc)
+        with self._lock:
+            found = self._heads.get(key)
+        if found is None:
+            found = frozenset(k for c in self.store.chunks_of(doc) for part in c.section.split(" > ")
+                              if (k := echo_key(part)))
+            with self._lock:
+                if len(self._heads) > 256:
+                    self._heads.clear()
+                self._heads[key] = found
+        return found
 
     def read(self, question: str, hits: Sequence[Hit], who: bool = False) -> Reading:
         """Candidates, features and probabilities of `question` over `hits`; a "who" question (`who`)
@@ -166,6 +184,10 @@ class Reader:
         where = frozenset() if who else located(question, hits, self.store)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits), where)
         first = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
+        if len(cands):
+            nav = np.array(navigation(hits, pieces, cands, self._headings), bool)
+            if nav.any() and not nav.all():  # a table of contents answers nothing: the other candidates decide
+                first = np.where(nav, 0.0, first).astype(np.float32)
         rr = reread(self.reading, question, hits, cands, first, self.read_top, per_doc=who) if len(cands) else unread(0)
         p = self.model.second(first, rr.p, rr.margin)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
