@@ -645,6 +645,10 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     # "present" the adjective or noun speaks of now; the verb after a subject or an auxiliary does not
     assert present.says_now("At present she leads the lab") and present.says_now("Present position")
     assert not present.says_now("We present a framework") and not present.says_now("they will present it")
+    # "Current" inside a name written within a line is the name's, not now (cv10's committee line outranked
+    # his "Emeritus Faculty, 2024–present" for his current job); a heading opening its line still speaks of now
+    assert not present.says_now("Representative to the Management Committee for the Current Index to Statistics")
+    assert present.says_now("Current Research Interests") and present.says_now("Senior engineer, current")
     # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
     assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")
     assert not present.ended("Lecturer 2016 – 2020; Analyst 2020 – present") and not present.ended("in 2019 and 2020")

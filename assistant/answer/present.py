@@ -42,10 +42,25 @@ def open_range(text: str) -> bool:
     return bool(_OPEN_RANGE.search(text) or _BLANK_END.search(text))
 
 
+def _in_name(text: str, start: int, end: int) -> bool:
+    """Is the capitalised word text[start:end] part of a name written inside a line: a word before it on its
+    line and a capitalised word after it ("the Management Committee for the Current Index to Statistics")?
+    A heading opens its line ("Current Research"), and a lower-case word is no name."""
+    word = text[start:end]
+    if not word[:1].isupper() or word.isupper():
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    after = text[end:end + 40].lstrip(" \t")
+    return bool(text[line_start:start].strip()) and after[:1].isupper()
+
+
 def says_now(text: str) -> bool:
     """Does `text` speak of the present: a date range still running (`open_range`) or one of English's
-    words for the time of speaking ("I am currently ...", a heading "Current Research")?"""
-    return (bool(_NOW_SAID.search(text)) or any(m.group(1).casefold() not in _BEFORE_VERB for m in _PRESENT.finditer(text))
+    words for the time of speaking ("I am currently ...", a heading "Current Research"), not as part of a
+    name ("... for the Current Index to Statistics")?"""
+    return (any(not _in_name(text, m.start(), m.end()) for m in _NOW_SAID.finditer(text))
+            or any(m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - 7, m.end())
+                   for m in _PRESENT.finditer(text))
             or open_range(text))
 
 
