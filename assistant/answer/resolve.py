@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING
 
 from index import Hit, Searcher, Store
 from index.doc_terms import key as doc_terms_key
+from index.lemmas import lemmas
 from index.lexical import STOPWORDS, terms
 from ingest.addresses import shapes
 from ingest.names import names_match, split_name
@@ -286,11 +287,11 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
     words it holds and that name at most `MAX_NAMED` documents, as `resolve` scopes a search by them
     ("Seward" and "11/29/2007" in "What was the probable cause of the Seward, Alaska accident on
     11/29/2007?"). Inside that document they say where to look, not what to look for: its header
-    block repeats them, the passage that answers need not. Empty when the hits span documents (the
-    words may be what a list question asks about), when the question names the document's owner or
-    its title (then those located it, and its other names may be what it asks about: "Which UCL
-    courses did Jane Roe teach?"), and when the question is nothing but them ("What is Ribbon?" asks
-    about the thing it names)."""
+    block repeats them, the passage that answers need not. A document the question names by its title
+    or file name was located by those words. Empty when the hits span documents (the words may be what
+    a list question asks about), when the question names the document's owner (the name located it, and
+    its other names may be what it asks about: "Which UCL courses did Jane Roe teach?"), and when the
+    question is nothing but them ("What is Ribbon?" asks about the thing it names)."""
     docs = {h.doc for h in hits}
     if store is None or len(docs) != 1:
         return frozenset()
@@ -306,8 +307,6 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
         held_by, n_docs = holding(store, list(facts)) if facts else ({}, 0)
         out = frozenset(w for t, w in facts.items()
                         if doc in (held := held_by.get(t, [])) and len(held) <= MAX_NAMED and len(held) * 2 <= n_docs)
-    from index.lemmas import lemmas
-
     rest = lemmas(question) - lemmas(" ".join(out)) - STOPWORDS
     return out if rest else frozenset()
 
