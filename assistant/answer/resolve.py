@@ -63,7 +63,7 @@ from ingest.names import names_match, split_name
 from ..people import PERSON_K
 from ..question import analyze
 from . import asks, detect, present
-from .titles import MAX_NAMED, titles_named
+from .titles import MAX_NAMED, document_count, titles_named
 
 if TYPE_CHECKING:
     from ..people import People
@@ -181,15 +181,16 @@ def stored_aliases(store: Store) -> dict[str, tuple[str, ...]] | None:
 
 def holding(store: Store, wanted: Sequence[str]) -> tuple[dict[str, list[str]], int]:
     """term -> the documents holding it (their text, title or file name, kept at index time by
-    `index.doc_terms`, or their current owner's name), and the number of documents."""
-    records = store.documents()
+    `index.doc_terms`, or their current owner's name), and the number of documents. Both the owners and
+    the count are kept by the store and the title index per generation: `resolve` and `located` ask per
+    question without reading every document record."""
     out = {t: list(v) for t, v in (store.docs_holding(wanted) or {}).items()}
     want = set(wanted)
-    for d in records:
-        for t in _owner_keys(d.owner or "") & want:
-            if d.doc not in out.setdefault(t, []):
-                out[t].append(d.doc)
-    return out, len(records)
+    for owner, paths in store.owner_docs().items():
+        for t in _owner_keys(owner) & want:
+            held = out.setdefault(t, [])
+            held.extend(d for d in paths if d not in held)
+    return out, document_count(store)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -39,6 +39,11 @@ def _title_index(store: Store) -> tuple[dict[str, frozenset[str]], dict[str, lis
     return titled, postings
 
 
+def document_count(store: Store) -> int:
+    """The number of documents in `store`, from the kept title index (no read of every record per question)."""
+    return len(_title_index(store)[0])
+
+
 def _stem(doc: str) -> str:
     """A document's file name without its extension, as one word: "annotated_doc.md" -> "annotated_doc"."""
     return os.path.splitext(os.path.basename(doc))[0]
