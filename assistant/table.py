@@ -35,6 +35,7 @@ from ingest import CitewiseError
 from ingest.names import names_match
 
 from .answer import Answer, Citation
+from .answer.candidates import BULLETS  # list and Markdown markers a value does not start with
 from .people import Person
 from .render import confidence_words, where
 
@@ -42,7 +43,6 @@ FIELDS_DIR = Path(__file__).resolve().parent / "fields"
 DEFAULT_FIELDS = "cv"  # assistant/fields/cv.toml
 NAME = "{name}"  # where a field's question puts the person's name
 VALUE_CHARS = 120  # a cell without a lead phrase shows at most this much of its quote
-BULLETS = "-–—•·*▪◦○➔>#"  # list and Markdown markers a value does not start with
 FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
 # A filled cell whose confidence is more than COLUMN_MARGIN logits below the median of its column's filled
 # cells is left empty, when the column has at least COLUMN_ROWS of them. Fitted on the table's tune people

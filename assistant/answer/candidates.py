@@ -49,6 +49,7 @@ def header_like(text: str) -> bool:
     return 0 < len(t) <= 80 and t[-1] not in ".,;" and any(c.isalpha() for c in t)
 
 
+BULLETS = "-–—•·*▪◦○➔>#"  # list and Markdown markers a line's text does not start with
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a Markdown link: its text
 _LEADER = re.compile(r"(?:\s*[.·…]\s*){2,}\s*[\divxlcIVXLC]*\s*$|\s+\d+\s*$")  # "Introduction ..... 3", "Methods 12"
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 ", "IV. ", "A. "
@@ -57,7 +58,7 @@ _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 
 def echo_key(text: str) -> str:
     """`text` as a line of a table of contents would write a heading: no bullet, link syntax, leader dots,
     page number or section number; case and spacing folded."""
-    t = _LINK.sub(r"\1", text).strip().lstrip("-–—•·*▪◦○➔>#").strip()
+    t = _LINK.sub(r"\1", text).strip().lstrip(BULLETS).strip()
     t = _NUMBERING.sub("", _LEADER.sub("", t))
     return " ".join(t.split()).casefold()
 
