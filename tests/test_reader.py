@@ -451,7 +451,7 @@ def test_which_paper_is_answered_by_the_title_of_the_paper_that_calls_itself_one
     assert not cv.answer.startswith("Jane Roe") and cv.fact != "Jane Roe", cv.answer
     store.close()
     from assistant.answer.asks import thing_asked
-    from assistant.answer.reader import self_named
+    from assistant.answer.titles import self_named
 
     assert [thing_asked(q) for q in ("Which paper proposes X?", "What study used MIMIC?", "Which papers use R?",
                                      "In which journal was it published?", "What teaching prize did she win?",

@@ -94,7 +94,7 @@ def thing_asked(question: str) -> str:
     -> "paper", "What study used ...?" -> "study": the kind of thing it asks to be named. "" when it
     opens otherwise ("In which journal ...", "What is ...", "Which of ...", "Which method does the paper
     use?") or asks for several (a plural noun: `is_list`). Syntax only; whether that kind of thing is a document is the documents' to say
-    (`reader.self_named`)."""
+    (`titles.self_named`)."""
     from index.lemmas import lemma
 
     words = [w.lower() for w in TOKENS.findall(question)]

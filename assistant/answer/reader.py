@@ -48,6 +48,7 @@ from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unm
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
+from .titles import TITLE_LEAD_CHARS, document_asked
 from .who import glued, holds_name, spelled_names, take_turns, top_per_doc, what_was_searched
 
 log = logging.getLogger(__name__)
@@ -70,22 +71,6 @@ def short_title(title: str, limit: int = TITLE_CHARS) -> str:
         return title
     cut = title.rfind(" ", 0, limit)  # the word ending there, and "…" after it, stay within `limit`
     return title[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:-–") + "…"
-
-
-# where a document says what it is ("In this paper, we ...", "This study evaluates ..."): its opening
-SELF_REFERENCE_CHARS = 5000
-TITLE_LEAD_CHARS = 120  # a document named as the answer: at most this much of its title
-
-
-def self_named(text: str, noun: str, within: int = SELF_REFERENCE_CHARS) -> bool:
-    """Does a document call itself a `noun` near its start ("In this paper, we ...")? Then "Which
-    paper proposes ...?" asks for the document itself, and its title is the answer. The documents say
-    what kind of thing they are; no list of document words is kept. A noun the document numbers
-    anywhere ("Section 3", "Table 2", "Study 1") names its parts, so "In this section" is no answer to
-    "Which section ...?"."""
-    if not noun or re.search(rf"\bthis\s+{re.escape(noun)}\b", text[:within], re.IGNORECASE) is None:
-        return False
-    return re.search(rf"\b(?i:{re.escape(noun)})s?\s+(?:\d|[IVX]+\b|[A-Z]\b)", text) is None
 
 
 @dataclass(frozen=True)
@@ -329,17 +314,15 @@ class Reader:
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
 
     def _named_document(self, r: Reading, hit: Hit) -> tuple[str, str] | None:
-        """(the noun asked, the title of the document answering) when the question asks which one of a
-        kind of thing the document calls itself ("Which paper proposes ...?" of a paper that says "In this
-        paper"), else None. A person's document (one with an owner) is about that person, never the thing asked for."""
+        """`titles.document_asked` for the document of `hit`, read whole from the store. A person's document
+        (one with an owner) is about that person, never the thing asked for."""
         noun = asks.thing_asked(r.question)
         if not noun or hit.owner:
             return None
         full = self.store.document_text(hit.doc) if self.store is not None else None
         text = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == hit.doc)
-        if not self_named(text, noun):
-            return None
-        return noun, short_title(hit.title or Path(hit.doc).stem, TITLE_LEAD_CHARS)
+        found = document_asked(noun, hit.title or Path(hit.doc).stem, text)
+        return (found[0], short_title(found[1], TITLE_LEAD_CHARS)) if found else None
 
     def _named(self, r: Reading) -> set[str]:
         """The owners of the hits that the question names."""

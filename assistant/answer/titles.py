@@ -3,12 +3,16 @@ dataset"; "the Apache License"): `titles_named`, which `resolve` asks before the
 
 Each document's title terms (its title and its file name, accent-free, case-folded, no dots, as the index
 stores them) are kept for the last store read until its next write.
+
+Also the other way round: a document the question asks for by what it calls itself ("Which paper proposes
+...?" of a paper that says "In this paper, we ..."), whose title is then the answer (`document_asked`).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import weakref
 
 from index import Store
@@ -16,6 +20,9 @@ from index.doc_terms import key as _key
 from index.lexical import STOPWORDS, terms
 
 MAX_NAMED = 3  # a name-like word names documents only when at most this many hold it
+# where a document says what it is ("In this paper, we ...", "This study evaluates ..."): its opening
+SELF_REFERENCE_CHARS = 5000
+TITLE_LEAD_CHARS = 120  # a document named as the answer: at most this much of its title
 
 
 _TITLES: list[tuple[weakref.ref[Store], int, dict[str, frozenset[str]], dict[str, list[str]]]] = []
@@ -109,3 +116,22 @@ def titles_named(words: list[tuple[str, int, int]], covered: set[int], store: St
     if len(docs) > MAX_NAMED:
         return (), ()
     return docs, tuple(dict.fromkeys(qkeys[k] for k in qkeys if any(k in titled[d] for d in docs)))
+
+
+# -- the document as the answer ("Which paper proposes ...?") ------------------------------------
+
+def self_named(text: str, noun: str, within: int = SELF_REFERENCE_CHARS) -> bool:
+    """Does a document call itself a `noun` near its start ("In this paper, we ...")? Then "Which
+    paper proposes ...?" asks for the document itself, and its title is the answer. The documents say
+    what kind of thing they are; no list of document words is kept. A noun the document numbers
+    anywhere ("Section 3", "Table 2", "Study 1") names its parts, so "In this section" is no answer to
+    "Which section ...?"."""
+    if not noun or re.search(rf"\bthis\s+{re.escape(noun)}\b", text[:within], re.IGNORECASE) is None:
+        return False
+    return re.search(rf"\b(?i:{re.escape(noun)})s?\s+(?:\d|[IVX]+\b|[A-Z]\b)", text) is None
+
+
+def document_asked(noun: str, title: str, text: str) -> tuple[str, str] | None:
+    """(`noun`, the document's `title`) when the question asks which `noun` (`asks.thing_asked`: "Which
+    paper proposes ...?") and the document, its whole `text`, calls itself one ("In this paper"), else None."""
+    return (noun, title) if noun and self_named(text, noun) else None
