@@ -59,7 +59,7 @@ def says_now(text: str) -> bool:
     words for the time of speaking ("I am currently ...", a heading "Current Research"), not as part of a
     name ("... for the Current Index to Statistics")?"""
     return (any(not _in_name(text, m.start(), m.end()) for m in _NOW_SAID.finditer(text))
-            or any(m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - 7, m.end())
+            or any(m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - len("present"), m.end())
                    for m in _PRESENT.finditer(text))
             or open_range(text))
 
