@@ -284,10 +284,9 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
 
 
 def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozenset[str]:
-    """The question's name-like words that locate the one document every hit of `hits` is from:
-    words it holds and that name at most `MAX_NAMED` documents, as `resolve` scopes a search by them
-    ("Seward" and "11/29/2007" in "What was the probable cause of the Seward, Alaska accident on
-    11/29/2007?"). Inside that document they say where to look, not what to look for: its header
+    """The question's name-like words that locate the one document every hit of `hits` is from: those
+    among the words `resolve` scoped the search by (`_by_facts`), as "Seward" and "11/29/2007" in "What
+    was the probable cause of the Seward, Alaska accident on 11/29/2007?". Inside that document they say where to look, not what to look for: its header
     block repeats them, the passage that answers need not. A document the question names by its title
     or file name was located by those words. Empty when the hits span documents (the words may be what
     a list question asks about), when the question names the document's owner (the name located it, and
@@ -303,11 +302,10 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
     titled, title_words = titles_named(words, set(), store)
     if doc in titled:
         out = frozenset(title_words)
-    else:
-        facts = {t: w for t, (w, named) in _fact_terms(words, set()).items() if named}
-        held_by, n_docs = holding(store, list(facts)) if facts else ({}, 0)
-        out = frozenset(w for t, w in facts.items()
-                        if doc in (held := held_by.get(t, [])) and len(held) <= MAX_NAMED and len(held) * 2 <= n_docs)
+    else:  # the name-like words among those the resolver scoped the search by
+        scoped = _by_facts(words, set(), store)
+        names = {w for w, named in _fact_terms(words, set()).values() if named}
+        out = frozenset(w for w in scoped.by if w in names) if doc in scoped.docs else frozenset()
     rest = lemmas(question) - lemmas(" ".join(out)) - STOPWORDS
     return out if rest else frozenset()
 
