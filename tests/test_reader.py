@@ -652,6 +652,9 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
     assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")
     assert not present.ended("Lecturer 2016 – 2020; Analyst 2020 – present") and not present.ended("in 2019 and 2020")
+    # its dates say when it held, not a word of its description (the sample CV's mentoring entry outranked the
+    # running job for "What is his current job title?")
+    assert present.ended("MENTOR\nAug. 2019 - Aug 2024\n- Currently multiple manuscripts are under review.")
     # On real CVs: the entry still running answers (tune d056 abstained and our c06 named a degree before)
     docs = require_shared(REALDOCS / "docs")
     picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("cv12", "cv16"))]
@@ -989,3 +992,30 @@ def test_a_table_of_contents_is_never_the_answer(tmp_path, embedder, monkeypatch
     b = assistant.ask(q)
     assert not b.abstained and "](#" in b.citations[0].quote, b.answer
     store.close()
+
+
+def test_numbers_that_point_count_nothing():
+    """A reference list in brackets, a heading's section number and a footnote mark glued to its note are
+    numbers that point, not amounts: "How many unique patients met the criteria?" read "[7, 9, 10]" in the
+    paragraph restating it as its count (papers tune q033, lead "7"), and "2One update ..." as "2One"."""
+    assert not detect.has_number("Following previous studies [7, 9, 10], we defined the inclusion criteria:")
+    assert not detect.has_number("2.2 Cohort selection\n\nWe defined the criteria as in [3-5].")
+    assert not detect.has_number("2One update in Avida is the time an organism takes")
+    text = "Following [7, 9, 10], in total 34925 unique patients met all of them."
+    span = detect.phrase("number", text, question="How many unique patients met the criteria?")
+    assert span is not None and text[span[0]:span[1]].startswith("34925"), span
+    # a count in brackets, a heading's own number and a figure's number beside a unit still count
+    assert detect.has_number("(12 patients)") and detect.has_number("Table 2 lists 40 sites")
+    assert detect.has_number("It took 3 hours") and detect.counts_something("[7 patients]")
+
+
+def test_dotted_abbreviations_meet_their_plain_form_in_the_word_share(seed_assistant):
+    """The plain word share glues "Ph.D." to "phd" as the lemma overlap does: the sample CV's "2024
+    Northeastern University ... Ph.D. in Computer Engineering" answers "When did Baolin Li get their PhD?",
+    not its "Google PhD Fellowship ..., 2022" award line, which only shared the spelling."""
+    from assistant.answer.features import surface_words
+
+    assert {"phd", "us"} <= surface_words("Ph.D. in the U.S.") and "phd" in surface_words("PhD")
+    answer = seed_assistant.ask("When did Baolin Li get their PhD?")
+    assert not answer.abstained and answer.fact == "2024", answer.answer
+    assert "Ph.D. in Computer Engineering" in answer.citations[0].quote

@@ -34,6 +34,12 @@ _CARDINAL = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thi
 _NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[ \t-][A-Za-z]+)?\b", re.IGNORECASE)
 # a list's enumerator ("19. Patients with ...", "3) Dose"): a number that counts nothing
 _ENUM = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*\(?\d{1,3}[.)](?=\s+\S)")
+# numbers that point rather than count, by the conventions of written documents: a reference list in
+# brackets ("studies [7, 9, 10]", "[3-5]"), a heading's section number ("2.2 Cohort selection") and a
+# footnote mark a PDF's text glued to its note ("2One update is ...")
+_POINTERS = re.compile(r"\[\d{1,3}(?:[ \t]*[,;–-][ \t]*\d{1,3})*\]"
+                       r"|(?:^|(?<=\n))[ \t]*\d{1,2}(?:\.\d{1,2})+\.?(?=[ \t]+[A-Z])"
+                       r"|(?:^|(?<=\n))\d{1,2}(?=[A-Z][a-z]{2,})")
 _CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
 
 
@@ -57,13 +63,18 @@ def counts_something(text: str) -> bool:
 
 
 def has_number(text: str) -> bool:
-    """Does `text` hold a number other than a list's enumerators?"""
-    return any(c.isdigit() for c in _ENUM.sub(" ", text))
+    """Does `text` hold a number other than a list's enumerators, references, section numbers and
+    footnote marks (`_POINTERS`)?"""
+    return any(c.isdigit() for c in _POINTERS.sub(" ", _ENUM.sub(" ", text)))
 
 
 def _enumerators(text: str) -> set[int]:
-    """Where the digits of each enumerator of `text` start."""
-    return {m.end() - len(m.group().strip().lstrip("(")) for m in _ENUM.finditer(text)}
+    """Where the digits of each enumerator and pointer (`_POINTERS`) of `text` start: numbers that
+    count nothing."""
+    out = {m.end() - len(m.group().strip().lstrip("(")) for m in _ENUM.finditer(text)}
+    for m in _POINTERS.finditer(text):
+        out.update(i for i in range(m.start(), m.end()) if text[i].isdigit() and (i == 0 or not text[i - 1].isdigit()))
+    return out
 
 
 @lru_cache(maxsize=65536)

@@ -51,6 +51,16 @@ NAMES = (
 LATER = ("now_match",)
 _WORD = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
+_COMPOUND = re.compile(r"\w+(?:\.\w+)+")
+
+
+def surface_words(text: str) -> set[str]:
+    """The accent-free words of `text` as written, and each compound joined by dots glued together
+    ("Ph.D." also gives "phd"), as `lemmas` glues them: the plain word share must meet a question's
+    "PhD" in a CV's "Ph.D." as the lemma overlap does."""
+    out = {fold(w) for w in _WORD.findall(text)}
+    out.update(fold(m.replace(".", "")) for m in _COMPOUND.findall(text))
+    return out
 
 
 @lru_cache(maxsize=50_000)
@@ -265,7 +275,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     scos = sv @ qvec
     qlem = {w for w in lemmas(question)}
     qweights = {w: idf(w) for w in qlem}
-    qwords = {fold(w) for w in _WORD.findall(question)}
+    qwords = surface_words(question)
     kind = asks.asked(question)
     now = present.asks_now(question)
     now_sec = [now and present.says_now(sec) for sec in sections]  # per hit, not per candidate
@@ -285,7 +295,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
         text = hits[c.hit].text[c.start:c.end]
         lem: set[str] = set().union(*(piece_lem[j] for j in ids))
         ctx = lem | sec_lem[c.hit] | (piece_lem[c.header] if c.header is not None else set())
-        words = {fold(w) for w in _WORD.findall(text)}
+        words = surface_words(text)
         evidence = (qlem - loc[c.hit]) & lem
         etotal = sum(qweights[w] for w in qlem - loc[c.hit]) or 1.0
         new = lem - qlem - loc[c.hit]

@@ -66,6 +66,7 @@ def says_now(text: str) -> bool:
 
 def ended(text: str) -> bool:
     """Does `text` date itself to a period that is over ("Research Engineer, September 2020 - November
-    2020") and speak of nothing still running? Such an entry is past, whatever its section's heading or
-    the entry above it says of the present."""
-    return bool(_CLOSED_RANGE.search(text)) and not says_now(text)
+    2020") and hold no period still running (`open_range`)? Such an entry is past, whatever its section's
+    heading, the entry above it or a word of its own description ("Currently the manuscripts are under
+    review") says of the present: the dates say when the entry held."""
+    return bool(_CLOSED_RANGE.search(text)) and not open_range(text)
