@@ -77,6 +77,10 @@ def test_detectors_read_question_syntax_and_text_shapes():
     # the first interrogative decides; a later one opens a clause
     assert asks.asked("What was the pilot doing when the airplane crashed?") == ""
     assert asks.asked("How did the people who wrote it react?") == ""
+    # a clause set off before the question by a comma is not the question (own_rustc u07 abstained: "no date")
+    assert asks.asked("When doing profile-guided optimization, which LLVM tool merges the .profraw files?") == ""
+    assert asks.asked("In the PGO chapter, how many .profraw files are written?") == "number"
+    assert asks.asked("Where, in 2019, did she work?") == "place" and asks.asked("When, exactly, did it land?") == "date"
     line = "Focusing on High Performance Computing and Machine Learning advised by Umit V. Catalyurek."
     a, b = detect.phrase("person", line) or (0, 0)
     assert "Catalyurek" in line[a:b]
@@ -1019,3 +1023,20 @@ def test_dotted_abbreviations_meet_their_plain_form_in_the_word_share(seed_assis
     answer = seed_assistant.ask("When did Baolin Li get their PhD?")
     assert not answer.abstained and answer.fact == "2024", answer.answer
     assert "Ph.D. in Computer Engineering" in answer.citations[0].quote
+
+
+def test_a_stop_inside_a_word_ends_no_sentence():
+    """A line longer than a piece is cut into sentences; "1.32.0", "Node.js" or "3.5" end none. The sentence
+    "Consequently, it has been removed ... since version 1.32.0 (2019-01-17)." was lost from the candidates
+    (only "0 (2019-01-17)." was kept), so "What replaced jemalloc as the default allocator in 1.32.0?" quoted
+    the sentence before it (own_rustc u17). Every word of the line stays in some piece."""
+    from assistant.answer import segments
+
+    line = ("Rust's default allocator has historically been jemalloc, the subject of much discussion[32]. "
+            "Consequently, it has been removed in favor of the system allocator since version 1.32.0 (2019-01-17)[39]. "
+            "Node.js is unaffected!? Really... " + "Padding words make the line longer than one piece. " * 4)
+    cut = [line[a:b] for a, b in segments.sentences(line, 0, len(line))]
+    assert cut[1] == "Consequently, it has been removed in favor of the system allocator since version 1.32.0 (2019-01-17)[39]."
+    assert cut[2:4] == ["Node.js is unaffected!?", "Really..."]
+    pieces = [line[a:b] for a, b, _ in segments.pieces(line)]
+    assert " ".join(pieces).split() == line.split()

@@ -30,8 +30,9 @@ def asked(question: str) -> str:
     """The kind of thing `question` asks for: one of `detect.KINDS`, or "" (a passage).
 
     The first interrogative decides; a later one opens a clause ("What was the pilot doing *when* the
-    airplane crashed?" asks for an activity, not a date)."""
-    words = [w.lower() for w in TOKENS.findall(question)]
+    airplane crashed?" asks for an activity, not a date). A clause set off before the question by a
+    comma is not the question ("When doing PGO, *which* tool ...?" asks for a tool)."""
+    words = [w.lower() for w in TOKENS.findall(main_clause(question))]
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if w == "when":
@@ -47,11 +48,41 @@ def asked(question: str) -> str:
     return ""
 
 
+_INTERROGATIVES = frozenset(["what", "which", "how", "who", "whom", "whose", "where", "when", "why"])
+
+
+def main_clause(question: str) -> str:
+    """`question` less a clause set off before it by a comma, when the question proper follows ("When
+    doing profile-guided optimization, *which LLVM tool turns ...?*", "In rustc PGO, *how many ...?*"):
+    the part whose interrogative says what is asked for. Else the whole question."""
+    head, comma, rest = question.partition(",")
+    first = [w.lower() for w in TOKENS.findall(rest)[:1]]
+    return rest.strip() if comma and first and first[0] in _INTERROGATIVES else question
+
+
 def counts(question: str) -> bool:
     """Does `question` ask how many or how much of something ("How many patients ...?", "How much does
     the bounty pay?"): an amount, which a passage without a number cannot give."""
     words = [w.lower() for w in TOKENS.findall(question)]
     return any(w == "how" and nxt in ("many", "much") for w, nxt in zip(words, words[1:], strict=False))
+
+
+def counted(question: str) -> tuple[str, ...]:
+    """The words a "how many / how much" question counts: those after it up to its verb ("How many
+    *total flight hours* did ...?", "How many *unique patients* met ...?"); () for any other question, or
+    when the verb follows at once ("How much does the bounty pay?")."""
+    words = [w.lower() for w in TOKENS.findall(question)]
+    for i, (w, nxt) in enumerate(zip(words, words[1:], strict=False)):
+        if w == "how" and nxt in ("many", "much"):
+            from .resolve import common_words
+
+            out = []
+            for x in words[i + 2:i + 6]:
+                if x in AUX or x in common_words():  # the verb, or the words after the counted noun's
+                    break
+                out.append(x.strip(".,;:?"))
+            return tuple(x for x in out if x)
+    return ()
 
 
 def _shape_asked(words: list[str]) -> str:

@@ -11,7 +11,9 @@ import re
 
 LIMIT = 300
 _LINE = re.compile(r"[^\n]+")
-_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
+# a sentence ends at a run of stops followed by a space or the end; a stop inside a word ("1.32.0",
+# "Node.js", "3.5 GB") ends nothing
+_SENTENCE = re.compile(r"(?:[^.!?]|[.!?]+(?![.!?]|\s|$))+(?:[.!?]+(?=\s|$)|$)")
 
 
 def sentences(text: str, a: int, b: int, limit: int = LIMIT) -> list[tuple[int, int]]:
