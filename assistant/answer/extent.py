@@ -72,12 +72,17 @@ def short(r: Reading, i: int, limit: int) -> tuple[int, int]:
     ids = list(c.pieces)
     best = ids[0]
     if len(ids) > 1:
-        qw = {w.lower() for w in r.question.split()}
-        best = max(ids, key=lambda j: len(qw & {w.lower() for w in text[r.pieces[j].start:r.pieces[j].end].split()}))
+        qw = _words(r.question) - STOPWORDS
+        best = max(ids, key=lambda j: len(qw & _words(text[r.pieces[j].start:r.pieces[j].end])))
     a, b = r.pieces[best].start, r.pieces[best].end
     if b - a > limit:
         a, b = window(text, a, b, limit, {w.lower().strip(",.;:?!") for w in r.question.split()} - STOPWORDS)
     return a, b
+
+
+def _words(text: str) -> set[str]:
+    """The lower-case words of `text`, without the punctuation around them ("NVIDIA?" is "nvidia")."""
+    return {w.lower().strip(",.;:?!()[]\"'") for w in text.split()}
 
 
 def window(text: str, a: int, b: int, limit: int, words: set[str]) -> tuple[int, int]:
