@@ -1040,3 +1040,25 @@ def test_a_stop_inside_a_word_ends_no_sentence():
     assert cut[2:4] == ["Node.js is unaffected!?", "Really..."]
     pieces = [line[a:b] for a, b, _ in segments.pieces(line)]
     assert " ".join(pieces).split() == line.split()
+
+
+def test_a_count_of_what_the_question_counts_is_preferred(tmp_path, embedder):
+    """"How many samples ...?" is answered by the number counting samples, not by the sentence that
+    restates the question with a number counting something else ("Each sample has 54 features", own
+    datasets tune s04) or by a reference list ("[7, 9, 10]", papers tune q033): the ranker's `count_match`."""
+    counted = frozenset({"sample"})
+    assert detect.counts_near("Samples total 581012\nDimensionality 54", counted)
+    assert not detect.counts_near("Each sample has 54 features", counted)
+    assert detect.counts_near("In total, 34925 unique patients met all", frozenset({"unique", "patient"}))
+    assert not detect.counts_near("Following studies [7, 9, 10] we chose patients", frozenset({"patient"}))
+    assert asks.counted("How many total flight hours did the pilot have?") == ("total", "flight", "hours")
+    assert asks.counted("How much does the bounty pay?") == () and asks.counted("Who wrote it?") == ()
+    doc = tmp_path / "docs" / "covertype.md"
+    doc.parent.mkdir()
+    doc.write_text("# Forest covertypes\n\nThe samples of this dataset are 30 x 30 meter cells of forest. There are "
+                   "seven covertypes, making this a multiclass classification problem. Each sample has 54 features, "
+                   "described on the dataset's homepage.\n\n## Characteristics\n\nClasses 7\n\nSamples total 581012\n\n"
+                   "Dimensionality 54\n\nFeatures int\n", encoding="utf-8")
+    store, _ = build_index([doc.parent], tmp_path / "index", embedder=embedder)
+    answer = Assistant(store, embedder).ask("How many samples does the forest covertype dataset have in total?")
+    assert not answer.abstained and "581012" in answer.answer, answer.answer

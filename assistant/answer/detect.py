@@ -284,6 +284,36 @@ def _in_date(text: str, a: int, b: int) -> bool:
     return any(m is not None and m.group(1).casefold() in _MONTHS for m in (before, after))
 
 
+def counts_near(text: str, counted: frozenset[str], reach: int = 2) -> bool:
+    """Does `text` give a count of what a question counts (`counted`, lemmas of "How many *unique
+    patients* ...?")? A number (not a date, an enumerator or a pointer) whose unit is one of them ("34925
+    unique patients"), or a bare one within `reach` words of one ("Samples total 581012", "Enrollment:
+    40 patients"). A number with another unit counts that ("Each sample has 54 features"): a passage that
+    restates the question holds its words without the count, one that counts something else a number
+    without them."""
+    if not counted:
+        return False
+    from index.lemmas import lemma
+
+    from .resolve import common_words
+
+    words = [(m.start(), lemma(m.group(0).lower().strip(".,;:'’"))) for m in TOKENS.finditer(text)]
+    starts = [w[0] for w in words]
+    near = [n for n, w in enumerate(words) if w[1] in counted]
+    for a, b in _spans("number", text, frozenset()):
+        if _in_date(text, a, b):
+            continue
+        unit = re.findall(r"[^\W\d_]+", text[a:b])[-1:]
+        if unit and unit[0].lower() not in common_words():
+            if lemma(unit[0].lower()) in counted:
+                return True
+            continue
+        i, j = bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)  # the phrase's words i..j-1
+        if any(i - reach <= n < j + reach for n in near):
+            return True
+    return False
+
+
 def _said(phrase: str, question: str) -> bool:
     """Does the question itself say `phrase` ("172" in "the Cessna 172 crash")?"""
     words = TOKENS.findall(phrase.casefold())

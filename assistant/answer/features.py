@@ -9,7 +9,8 @@ search rank and score; whether the candidate holds the kind of thing asked for (
 the share of its (IDF-weighted) words the question does not already say; for a question about the
 present ("Where does she work now?"), whether the candidate, its entry header or its section heading
 speaks of the present: a date range still running ("2021 - present") or a word such as "currently"
-(`present.says_now`).
+(`present.says_now`); for a "how many / how much" question, whether it gives a count of what the question
+counts (`detect.counts_near`: "34925 unique patients", not "54 features" for "How many samples ...?").
 
 The question is read without the names of the retrieved documents' owners (`focus`): the cosine
 uses the question minus those names, and the overlaps and word share leave out the owner's and
@@ -44,11 +45,11 @@ NAMES = (
     "cos", "cos_piece", "cos_header", "cos_section", "cos_rel", "cos_piece_rel",
     "idf_overlap", "idf_overlap_ctx", "idf_overlap_rel", "idf_overlap_ctx_rel", "word_share",
     "log_rank", "score_rel", "asks_kind", "kind_match", "log_chars", "pieces", "has_header",
-    "new_info", "now_match",
+    "new_info", "now_match", "count_match",
 )
 # Features added after reader files were first written: a file without them still loads, and they weigh
 # nothing until `citewise train-reader --keep-ranker FILE` fits them beside its ranker.
-LATER = ("now_match",)
+LATER = ("now_match", "count_match")
 _WORD = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
 _COMPOUND = re.compile(r"\w+(?:\.\w+)+")
@@ -279,6 +280,8 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     kind = asks.asked(question)
     now = present.asks_now(question)
     now_sec = [now and present.says_now(sec) for sec in sections]  # per hit, not per candidate
+    counted = frozenset(lemmas(" ".join(asks.counted(question))))
+    piece_counts = [bool(counted) and detect.counts_near(t, counted) for t in ptexts]
     top_score = max((h.score for h in hits), default=1.0) or 1.0
     piece_lem = [piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
@@ -312,6 +315,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if now and not present.ended(flat(text)) and (
                 now_sec[c.hit] or present.says_now(flat(text))
                 or (c.header is not None and present.says_now(ptexts[c.header]))) else 0.0,
+            1.0 if any(piece_counts[j] for j in ids) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):
