@@ -166,7 +166,8 @@ class Assistant:
         except ValueError as exc:  # a missing file, bad JSON or another feature set: one line, the value named
             raise SettingsError(f"answer.reader: {exc}") from None
         self.reader = Reader(self.searcher.embedder, store=store, model=model, per_doc=answer.who_chunks,
-                             reading=answer.reading_model, read_top=answer.read_top)  # one query embedding
+                             reading=answer.reading_model, read_top=answer.read_top,
+                             read_for=answer.read_for)  # one query embedding
         self.writer: AnswerWriter = writer or self.reader
         self.people = People(store)
         self._write_lock = threading.Lock()

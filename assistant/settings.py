@@ -254,12 +254,23 @@ class AnswerSettings(BaseModel):
     reader: str | None = Field(default=None, description="reader parameters (JSON from `citewise train-reader "
                                "--out`); default: the packaged assistant/answer/reader.json, or reader-reading.json "
                                "with a reading model")
-    reading_model: str = Field(default="none", description="a model that reads the best candidates against the "
-                               "question: 'none' (default: measured, not better on held-out questions), 'packaged' "
-                               "(citewise's own, trained by `python -m training.train`; the preset 'reading'), or a "
-                               "local folder (one written by that command, or a sentence-transformers cross-encoder)")
+    reading_model: str = Field(default="packaged", description="a model that reads the best candidates against "
+                               "the question: 'packaged' (default: citewise's own, trained by `python -m "
+                               "training.train`), 'none', or a local folder (one written by that command, or a "
+                               "sentence-transformers cross-encoder)")
+    read_for: str = Field(default="unowned", description="the questions the reading model reads: 'unowned' "
+                          "(default: fact questions about documents that belong to no person, such as papers, "
+                          "reports, manuals and web pages; it reads CV lines and 'who' questions worse than the "
+                          "ranker alone) or 'all' (the preset 'reading')")
     read_top: int = Field(default=6, ge=0, le=100, description="candidates the reading model reads per question "
                           "(each costs about 20 ms on two cores; 'who' questions also read each person's best)")
+
+    @field_validator("read_for")
+    @classmethod
+    def _read_for(cls, value: str) -> str:
+        if value in ("unowned", "all"):
+            return value
+        raise ValueError(f"read_for must be 'unowned' or 'all', not {value!r}")
 
     @field_validator("reading_model")
     @classmethod

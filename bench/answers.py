@@ -5,9 +5,10 @@ and a fixed mix) into --index (reused when it exists), loads the model, then for
 the search alone (k=10) and the whole ask (retrieve + reader). The reader embeds each line of a chunk
 the first time it reads it and keeps the vectors (also on disk, beside the index, for the next run;
 this bench starts without them): the first pass over the questions is "cold" (lines not seen yet), the
-second "warm", which is also what a later run on the same index gets. Two readers are measured side by
-side: the default one and the preset `reading` (the reading model, `index.reading`, reads the best
-candidates), with the part of each ask it spends and the ratio of the two. Also printed: the reading
+second "warm", which is also what a later run on the same index gets. Three readers are measured side by
+side: the ranker alone (`answer.reading_model = "none"`), the default one (the reading model, `index.reading`,
+reads the best candidates of fact questions about documents of no person) and the preset `reading` (it reads
+every question), with the part of each ask the reading model spends and each one's ratio to the ranker alone. Also printed: the reading
 model's load time (numpy, as a one-shot `citewise ask` loads it), the peak RSS and the load average
 (the machine may be shared). Questions: --qa FILE (its "q" fields, every split: latency only, nothing
 is scored) or a fixed mix written for the bench.
@@ -122,7 +123,8 @@ def main() -> None:
         print(f"index of {args.docs} ready in {time.perf_counter() - t:.1f} s")
         store = Store.open(directory)
         rows: dict[str, tuple[list[float], ...]] = {}
-        for name, settings in (("default", Settings()), ("reading", Settings(preset="reading"))):
+        for name, settings in (("ranker", Settings(answer={"reading_model": "none"})), ("default", Settings()),
+                               ("reading", Settings(preset="reading"))):
             rows[name] = measure(Assistant(store, embedder, settings=settings), questions)
         print(f"{len(questions)} questions; each reader starts with no line seen")
         for name, (search, cold, warm, read_cold) in rows.items():
@@ -132,9 +134,11 @@ def main() -> None:
             if read_cold:
                 share = sum(read_cold) / max(sum(cold), 1e-9)
                 print(f"[{name}]   of which the reading model {pct(read_cold)}   ({share:.0%} of ask)")
-        base, other = rows["default"][1], rows["reading"][1]
-        print(f"reading / default, ask first seen: p50 x{np.percentile(other, 50) / np.percentile(base, 50):.2f}, "
-              f"p95 x{np.percentile(other, 95) / np.percentile(base, 95):.2f}")
+        base = rows["ranker"][1]
+        for name in ("default", "reading"):
+            other = rows[name][1]
+            print(f"{name} / ranker alone, ask first seen: p50 x{np.percentile(other, 50) / np.percentile(base, 50):.2f}, "
+                  f"p95 x{np.percentile(other, 95) / np.percentile(base, 95):.2f}")
         print(f"reading model load (numpy) {load_s:.2f} s")
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS {rss:.0f} MB; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

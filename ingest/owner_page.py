@@ -62,7 +62,9 @@ def top_lines(parsed: Parsed, cleaned: str) -> list[Line]:
                for i, ln in enumerate(lines)]
         return [ln for ln in out if ln.rank < TOP_LINES or ln.prominent]
     out = []
-    for raw in cleaned.splitlines():
+    raw_lines = cleaned.splitlines()
+    first_alone = False
+    for n, raw in enumerate(raw_lines):
         text = raw.strip()
         if not text:
             continue
@@ -70,9 +72,14 @@ def top_lines(parsed: Parsed, cleaned: str) -> list[Line]:
         text = text.lstrip("#*-> ").strip()
         if text:
             prominent = heading or (parsed.title is not None and normalise(text) == normalise(parsed.title))
+            first_alone = first_alone or (not out and n + 1 < len(raw_lines) and not raw_lines[n + 1].strip())
             out.append(Line(text, len(out), prominent, False))
         if len(out) >= TOP_LINES:
             break
+    # Without a layout or a marked title, a first line standing alone (a blank line under it) is the title,
+    # as plain text and Markdown write one ("Ada Lovelace" over "## Education").
+    if first_alone and parsed.title is None and not any(ln.prominent for ln in out):
+        out[0] = Line(out[0].text, 0, True, False)
     return out
 
 

@@ -547,6 +547,19 @@ def test_a_one_page_docx_titled_by_a_name(tmp_path: Path) -> None:
     assert notes.owner is None
 
 
+def test_a_plain_first_line_standing_alone_is_the_title(tmp_path: Path) -> None:
+    # Markdown and plain text mark no title: a first line with a blank line under it is one, so a person's
+    # name over an education entry names the owner there as the DOCX Title style does.
+    (tmp_path / "ada.md").write_text("Ada Lovelace\n\n## Education\n\nUniversity of London\n\n"
+                                     "Ph.D. in Mathematics, GPA: 3.9/4.0\n", encoding="utf-8")
+    assert load_document(tmp_path / "ada.md").owner == "Ada Lovelace"
+    # the same name over nothing a person's document has, or run into the next line: not enough
+    (tmp_path / "memo.md").write_text("Ada Lovelace\n\n## Budget\n\nThe budget is unchanged.\n", encoding="utf-8")
+    (tmp_path / "run.md").write_text("Ada Lovelace\nwrote these notes.\n\n## Education\n\nPh.D. in Mathematics\n",
+                                     encoding="utf-8")
+    assert load_document(tmp_path / "memo.md").owner is None and load_document(tmp_path / "run.md").owner is None
+
+
 def test_a_paper_whose_byline_lists_its_authors_without_separators(tmp_path: Path) -> None:
     # The PDF joins three authors into one run of capitalised words; one of them cites their own work
     # most, and the e-mail line is a template. A paper by three people has no owner.

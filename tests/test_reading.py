@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -156,13 +157,21 @@ def test_a_users_local_cross_encoder_folder_is_a_reading_model(tmp_path: Path) -
 def test_the_reader_reads_only_the_best_candidates_and_every_persons_best_for_who(seed_index_dir: Path, embedder) -> None:
     """With the preset `reading`, the reading model reads `read_top` candidates of a fact question and
     each person's best for a "who" question; a candidate it did not read never outranks one it read;
-    answers still quote their chunks exactly. Off by default: the default reader reads nothing."""
+    answers still quote their chunks exactly. By default it reads only fact questions about documents of no
+    person: the sample profiles are people's, so the default reader reads none of their questions."""
     from assistant import Assistant, Settings
     from index import Store
 
     store = Store.open(seed_index_dir)
     try:
-        assert Assistant(store, embedder).reader.reading is None
+        default = Assistant(store, embedder)
+        assert isinstance(default.reader.reading, PackagedReader) and default.reader.read_for == "unowned"
+        hits, _ = default.retrieve_scoped("Which company did Baolin Li intern at in the summer of 2022?")
+        assert not default.reader.reads(hits, who=False) and default.reader.read_model is not default.reader.model
+        unowned = [replace(h, owner=None) for h in hits]
+        assert default.reader.reads(unowned, who=False) and not default.reader.reads(unowned, who=True)
+        r = default.reader.read("Which company did Baolin Li intern at?", unowned)
+        assert r.model is default.reader.read_model and (~np.isnan(r.read)).sum() == min(6, len(r.cands))
         a = Assistant(store, embedder, settings=Settings(preset="reading"))
         assert isinstance(a.reader.reading, PackagedReader) and a.reader.model.r_coef is not None
         question = "Which company did Baolin Li intern at in the summer of 2022?"

@@ -63,6 +63,18 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
              "(the closest ones are listed as related, not an answer).")
 
 
+# which questions the reading model reads: every one, or the fact questions about documents of no person
+READ_FOR = ("unowned", "all")
+
+
+def _load(path: Path) -> ReaderModel:
+    try:
+        return ReaderModel.load(path)
+    except ValueError as exc:  # missing or from another feature set: say so, read with fixed weights
+        log.warning("%s; the reader uses fixed weights until it is refitted", exc)
+        return untrained()
+
+
 def short_title(title: str, limit: int = TITLE_CHARS) -> str:
     """A document's title as a list line names it: cut at a word within `limit` characters ("…" marking the
     cut), so that the line keeps room for its quote (`PER_PERSON_CHARS`)."""
@@ -86,6 +98,7 @@ class Reading:
     unmatched: np.ndarray  # (len(cands),): `features.unmatched`, for answerability
     first: np.ndarray | None = None  # (len(cands),): the candidate ranker's probability (before reading)
     rr: Reread | None = None  # what the reading model read (`reread`)
+    model: ReaderModel | None = None  # the parameters that scored it (`Reader.model` or `Reader.read_model`)
 
     @property
     def read(self) -> np.ndarray | None:
@@ -108,12 +121,17 @@ class Reader:
     """Extractive reader with calibrated per-candidate probabilities (see the module docstring)."""
 
     def __init__(self, embedder: Embedder, store: Any = None, model: ReaderModel | None = None,
-                 per_doc: int = 2, reading: ReadingModel | str | None = None, read_top: int = 6) -> None:
+                 per_doc: int = 2, reading: ReadingModel | str | None = None, read_top: int = 6,
+                 read_for: str = "all") -> None:
         self.embedder = embedder
         self.store = store
-        # the reading model (`index.reading`) reads the ranker's `read_top` best candidates (`reread`)
+        # the reading model (`index.reading`) reads the ranker's `read_top` best candidates (`reread`) of the
+        # questions `read_for` names (`READ_FOR`): every one, or the fact questions about unowned documents
         self.reading = reading_model(reading) if isinstance(reading, str) else reading
         self.read_top = read_top
+        if read_for not in READ_FOR:
+            raise ValueError(f"read_for must be one of {', '.join(READ_FOR)}, not {read_for!r}")
+        self.read_for = read_for
         self.vectors = VectorCache(embedder)
         # the lines' vectors are kept beside the index, so the next run embeds only lines it has not read
         path = getattr(store, "path", None)
@@ -121,13 +139,14 @@ class Reader:
         if self.vector_file is not None:
             self.vectors.load(self.vector_file)
         self.per_doc = per_doc  # "who" questions read this many of each document's best chunks
-        if model is None:
-            try:
-                model = ReaderModel.load(READING_PARAMS if self.reading is not None else PARAMS)
-            except ValueError as exc:  # missing or from another feature set: say so, read with fixed weights
-                log.warning("%s; the reader uses fixed weights until it is refitted", exc)
-                model = untrained()
-        self.model = model
+        # `model` scores what the reading model does not read; `read_model` (fitted with it) what it reads
+        if model is not None:  # given parameters score every question, read or not
+            self.model = self.read_model = model
+        else:
+            self.model = _load(PARAMS)
+            self.read_model = _load(READING_PARAMS) if self.reading is not None else self.model
+            if self.reading is not None and read_for == "all":
+                self.model = self.read_model
         self._idf: tuple[object, Idf] | None = None
         self._lock = threading.Lock()
         self._saving = threading.Lock()
@@ -168,16 +187,28 @@ class Reader:
         qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
         where = frozenset() if who else located(question, hits, self.store)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits), where)
-        first = self.model.prob(x) if len(cands) else np.zeros(0, np.float32)
+        reads = self.reads(hits, who)
+        model = self.read_model if reads else self.model
+        first = model.prob(x) if len(cands) else np.zeros(0, np.float32)
         if len(cands):
             nav = np.array(navigation(hits, pieces, cands, self._headings), bool)
             if nav.any() and not nav.all():  # a table of contents answers nothing: the other candidates decide
                 first = np.where(nav, 0.0, first).astype(np.float32)
-        rr = reread(self.reading, question, hits, cands, first, self.read_top, per_doc=who) if len(cands) else unread(0)
-        p = self.model.second(first, rr.p, rr.margin)
+        rr = reread(self.reading if reads else None, question, hits, cands, first, self.read_top, per_doc=who,
+                    located=where) if len(cands) else unread(0)
+        p = model.second(first, rr.p, rr.margin)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
         self.keep_vectors()
-        return Reading(question, hits, pieces, cands, x, p, u, first, rr)
+        return Reading(question, hits, pieces, cands, x, p, u, first, rr, model)
+
+    def reads(self, hits: Sequence[Hit], who: bool) -> bool:
+        """Does the reading model read this question? With `read_for` "unowned", only a fact question
+        whose passages all belong to no person (a paper, a report, a manual, a web page): it reads prose
+        well, and a CV's lines or a form's fields poorly, where the ranker alone does better (measured:
+        docs/reading-model.md)."""
+        if self.reading is None:
+            return False
+        return self.read_for == "all" or (not who and not any(h.owner for h in hits))
 
     def keep_vectors(self, force: bool = False) -> None:
         """Save the lines' vectors beside the index once `SAVE_EVERY` new ones were embedded (any new
@@ -219,13 +250,14 @@ class Reader:
             return hits
         is_who, read, _people = self.prepare(question, hits)
         r = self.read(question, read, who=is_who)
-        sure = bool(r.cands) and self.model.answerable(r.p, r.x, r.unmatched, r.read) >= self.model.threshold
+        m = r.model or self.model
+        sure = bool(r.cands) and m.answerable(r.p, r.x, r.unmatched, r.read) >= m.threshold
         if is_who:
             doc_p: dict[str, float] = {}
             if sure:
                 docs, xd, _ = doc_features(r)
-                doc_p = {d: float(v) for d, v in zip(docs, self.model.matches(xd), strict=True)}
-            return take_turns(hits, doc_p, self.model.who_threshold)
+                doc_p = {d: float(v) for d, v in zip(docs, m.matches(xd), strict=True)}
+            return take_turns(hits, doc_p, m.who_threshold)
         kind = asks.asked(question)
         if kind in detect.SHAPED and (named := self._named(r)) and (own := self._own_address(r, kind, named)):
             first = own.citations[0].chunk_id  # the chunk `write` answers from (see `_fact`)
@@ -266,14 +298,15 @@ class Reader:
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
         kind = asks.asked(r.question)
-        p = self.model.answerable(r.p, r.x, r.unmatched, r.read)
+        m = r.model or self.model
+        p = m.answerable(r.p, r.x, r.unmatched, r.read)
         if kind in detect.SHAPED and (named := self._named(r)):
             what = "an e-mail address" if kind == "email" else "a web address"
             return self._own_address(r, kind, named) or self._abstain(
                 r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", p)
         best = int(np.argmax(r.p))
-        if p < self.model.threshold:
-            return self._abstain(r, self._how_sure(p), p)
+        if p < m.threshold:
+            return self._abstain(r, self._how_sure(p, m), p)
         c = r.cands[best]
         hit = r.hits[c.hit]
         end = c.end if kind else with_body(r, c)
@@ -347,9 +380,9 @@ class Reader:
         return Answer(r.question, answer, False, (cite,), fact=address,
                       notes=(f"the address spells part of {hit.owner}'s name",))
 
-    def _how_sure(self, p: float) -> str:
+    def _how_sure(self, p: float, model: ReaderModel) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
-        return f"the reader rates the closest passages {p:.0%} likely to answer it; it answers from {self.model.threshold:.0%}"
+        return f"the reader rates the closest passages {p:.0%} likely to answer it; it answers from {model.threshold:.0%}"
 
     def _abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
         order = np.argsort(-r.p)
@@ -370,11 +403,12 @@ class Reader:
     # -- who ---------------------------------------------------------------------------------------
     def _who(self, r: Reading, people: Sequence[Person]) -> Answer:
         docs, xd, best = doc_features(r)
-        pm = self.model.matches(xd) if docs else np.zeros(0)
+        m = r.model or self.model
+        pm = m.matches(xd) if docs else np.zeros(0)
         # Does anyone match at all? The answerability model, over the best candidate of every person:
         # the "who" model ranks documents against each other, so the best one always looks likely.
-        anyone = self.model.answerable(r.p, r.x, r.unmatched, r.read)
-        cut = self.model.who_threshold if anyone >= self.model.threshold else math.inf
+        anyone = m.answerable(r.p, r.x, r.unmatched, r.read)
+        cut = m.who_threshold if anyone >= m.threshold else math.inf
         match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
         match = self._spelling_names(r, match)
         by_doc = dict(zip(docs, best, strict=True))
@@ -387,7 +421,7 @@ class Reader:
         what = what_was_searched(people)
         if not matches:
             why = f"{what} searched, 0 match"
-            ans = self._abstain(r, why if anyone >= self.model.threshold else f"{why}; {self._how_sure(anyone)}",
+            ans = self._abstain(r, why if anyone >= m.threshold else f"{why}; {self._how_sure(anyone, m)}",
                                 anyone)
             return Answer(ans.question, f"{ans.answer} ({what} searched)", True, (), ans.related,
                           ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)

@@ -6,8 +6,10 @@ tell the passage that answers from the one that restates the question. The readi
 each passage, but costs about 20 ms a window on two cores, so it reads only the `k` best candidates
 by the ranker's probability (and, for a "who" question, every document's best one, so each person is
 judged on a read passage). It reads the question without the names that located the documents
-(`features.focus`): the window of a CV seldom repeats its owner's name, and a name it does not hold
-is no reason to doubt it answers.
+(`features.focus`) and without the name-like words that located the one document a question named by a
+fact (`resolve.located`: "Kenai", "03/14/2009"), as the ranker's overlaps leave them out: the window of a
+CV seldom repeats its owner's name, and a report's header block repeats its place and date, but neither
+says what was asked.
 
 Returned per candidate (`Reread`): the reading model's probability that it answers (nan where it was
 not read), its span head's margin over "no answer", and the answer phrase it points at (offsets in
@@ -25,7 +27,7 @@ from index import Hit
 from index.reading import ReadingModel
 
 from .candidates import Candidate
-from .features import focus
+from .features import focus, without_names
 
 
 @dataclass(frozen=True)
@@ -54,13 +56,14 @@ def chosen(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, k: in
 
 
 def reread(model: ReadingModel | None, question: str, hits: Sequence[Hit], cands: Sequence[Candidate],
-           p: np.ndarray, k: int, per_doc: bool = False) -> Reread:
-    """Read the chosen candidates (`chosen`) of `question` with `model` (None: nothing is read)."""
+           p: np.ndarray, k: int, per_doc: bool = False, located: frozenset[str] = frozenset()) -> Reread:
+    """Read the chosen candidates (`chosen`) of `question` with `model` (None: nothing is read), the
+    question without the words that `located` its document."""
     out = unread(len(cands))
     if model is None or not len(cands) or k <= 0:
         return out
     idx = chosen(hits, cands, p, k, per_doc)
-    q = focus(question, hits)
+    q = without_names(focus(question, hits), sorted(located))
     texts = [hits[cands[i].hit].text[cands[i].start:cands[i].end] for i in idx]
     reads = model.read([(q, t) for t in texts])
     span = list(out.span)
