@@ -252,8 +252,8 @@ class AnswerSettings(BaseModel):
     person_k: int = Field(default=PERSON_K, ge=1, le=500,  # see assistant.people.PERSON_K
                           description="a question naming a person: chunks searched in their documents")
     reader: str | None = Field(default=None, description="reader parameters (JSON from `citewise train-reader "
-                               "--out`); default: the packaged assistant/answer/reader.json, or reader-reading.json "
-                               "with a reading model")
+                               "--out`) for every question; default: the packaged assistant/answer/reader.json, and "
+                               "reader-reading.json for the questions the reading model reads")
     reading_model: str = Field(default="packaged", description="a model that reads the best candidates against "
                                "the question: 'packaged' (default: citewise's own, trained by `python -m "
                                "training.train`), 'none', or a local folder (one written by that command, or a "
