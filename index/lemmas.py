@@ -50,8 +50,13 @@ def lemmas(text: str) -> set[str]:
     "PhD". (Gluing hyphenated compounds too, "PA-22" -> "pa22", left a question's own compounds
     unmatched in passages that split them, and was measured worse.)"""
     out = {lemma(w) for w in _WORD.findall(text)}
-    out.update(lemma(_JOINER.sub("", m)) for m in _COMPOUND.findall(text))
+    out.update(lemma(w) for w in glued(text))
     return out
+
+
+def glued(text: str) -> list[str]:
+    """Each compound of `text` joined by dots, glued together: "Ph.D." -> "PhD", "U.S." -> "US"."""
+    return [_JOINER.sub("", m) for m in _COMPOUND.findall(text)]
 
 
 def lower_words(text: str) -> set[str]:

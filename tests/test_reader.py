@@ -534,7 +534,7 @@ def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_pa
 
 
 def test_a_document_listed_by_a_long_title_keeps_room_for_its_quote():
-    from assistant.answer.reader import MIN_QUOTE, PER_PERSON_CHARS, TITLE_CHARS, short_title
+    from assistant.answer.who import MIN_QUOTE, PER_PERSON_CHARS, TITLE_CHARS, short_title
 
     long = "Cross-Partisan Discussions on YouTube: Conservatives Talk to Liberals but Liberals Don't Talk to Them"
     cut = short_title(long)

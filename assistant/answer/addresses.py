@@ -8,13 +8,15 @@ no word with the question and its chunk's cosine is diluted by the rest of a CV'
 - the person's documents are looked through for chunks holding one (`resolve.look_through`), added
   after the search's hits;
 - `names_owner` / `first_own`: the answer is the first address in the person's document that spells
-  part of their name; a referee's or co-author's address is not theirs.
+  part of their name; a referee's or co-author's address is not theirs; `own_address` writes it, leading
+  with the address and quoting its line.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,7 +24,12 @@ from index import Hit
 from ingest.addresses import own_part, shapes
 from ingest.names import fold
 
+from . import Answer, citation_from_hit
 from .candidates import Candidate
+from .features import flat
+
+if TYPE_CHECKING:
+    from .reader import Reading
 
 SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
 
@@ -68,3 +75,21 @@ def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, ki
     doc = max(own, key=lambda o: p[o[2]])[0]
     _, _, i, a, b = min(o for o in own if o[0] == doc)
     return i, a, b
+
+
+def own_address(r: Reading, kind: str, named: set[str]) -> Answer | None:
+    """The answer to a question asking the e-mail or web address (`kind`) of the people `named`
+    (`addresses.first_own`), leading with the address and quoting its line; None when there is none."""
+    found = first_own(r.hits, r.cands, r.p, kind, named)
+    if found is None:
+        return None
+    i, a, b = found
+    c = r.cands[i]
+    hit = r.hits[c.hit]
+    start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
+    end = c.end if end < 0 else min(end, c.end)
+    address, body = hit.text[a:b], flat(hit.text[start:end])
+    answer = f"{address} [1]\n{body} [1]" if len(address) + len(body) + 1 <= 300 else f"{address} [1]"
+    cite = citation_from_hit(1, hit, start, end, score=float(r.p[i]))
+    return Answer(r.question, answer, False, (cite,), fact=address,
+                  notes=(f"the address spells part of {hit.owner}'s name",))

@@ -71,12 +71,12 @@ def short(r: Reading, i: int, limit: int) -> tuple[int, int]:
     text = r.hits[c.hit].text
     ids = list(c.pieces)
     best = ids[0]
+    qw = _words(r.question) - STOPWORDS
     if len(ids) > 1:
-        qw = _words(r.question) - STOPWORDS
         best = max(ids, key=lambda j: len(qw & _words(text[r.pieces[j].start:r.pieces[j].end])))
     a, b = r.pieces[best].start, r.pieces[best].end
     if b - a > limit:
-        a, b = window(text, a, b, limit, {w.lower().strip(",.;:?!") for w in r.question.split()} - STOPWORDS)
+        a, b = window(text, a, b, limit, qw)
     return a, b
 
 

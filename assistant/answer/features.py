@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from index import Embedder, Hit
-from index.lemmas import lemmas
+from index.lemmas import glued, lemmas
 from index.lexical import STOPWORDS
 from ingest.names import fold
 
@@ -52,16 +52,13 @@ NAMES = (
 LATER = ("now_match", "count_match")
 _WORD = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
-_COMPOUND = re.compile(r"\w+(?:\.\w+)+")
 
 
 def surface_words(text: str) -> set[str]:
     """The accent-free words of `text` as written, and each compound joined by dots glued together
-    ("Ph.D." also gives "phd"), as `lemmas` glues them: the plain word share must meet a question's
-    "PhD" in a CV's "Ph.D." as the lemma overlap does."""
-    out = {fold(w) for w in _WORD.findall(text)}
-    out.update(fold(m.replace(".", "")) for m in _COMPOUND.findall(text))
-    return out
+    ("Ph.D." also gives "phd", `index.lemmas.glued`), as `lemmas` glues them: the plain word share must
+    meet a question's "PhD" in a CV's "Ph.D." as the lemma overlap does."""
+    return {fold(w) for w in _WORD.findall(text)} | {fold(w) for w in glued(text)}
 
 
 @lru_cache(maxsize=50_000)

@@ -24,7 +24,6 @@ Left out: merging facts from several passages, paraphrase (see `assistant.llm` f
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 from collections.abc import Sequence
@@ -40,8 +39,8 @@ from index.reading import ReadingModel, reading_model
 
 from ..people import Person, group_people
 from ..question import analyze
-from . import Answer, Citation, PersonAnswer, asks, citation_from_hit, detect
-from .addresses import first_own
+from . import Answer, Citation, asks, citation_from_hit, detect
+from .addresses import own_address
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_what_follows
 from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
@@ -49,16 +48,11 @@ from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
 from .titles import TITLE_LEAD_CHARS, document_asked
-from .who import glued, holds_name, spelled_names, take_turns, top_per_doc, what_was_searched
+from .who import answer_who, short_title, take_turns, top_per_doc
 
 log = logging.getLogger(__name__)
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
 SAVE_EVERY = 512  # new line vectors between two saves of that file
-PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
-MIN_QUOTE = 40  # a "who" line's quote gets at least this many characters
-# a document listed by its title in a "who" line: at most this much of it, so that its line keeps MIN_QUOTE
-# characters of quote within PER_PERSON_CHARS (a paper's 100-character title left a line of 150)
-TITLE_CHARS = PER_PERSON_CHARS - MIN_QUOTE - len("- : ")
 NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it confidently enough "
              "(the closest ones are listed as related, not an answer).")
 
@@ -73,16 +67,6 @@ def _load(path: Path) -> ReaderModel:
     except ValueError as exc:  # missing or from another feature set: say so, read with fixed weights
         log.warning("%s; the reader uses fixed weights until it is refitted", exc)
         return untrained()
-
-
-def short_title(title: str, limit: int = TITLE_CHARS) -> str:
-    """A document's title as a list line names it: cut at a word within `limit` characters ("…" marking the
-    cut), so that the line keeps room for its quote (`PER_PERSON_CHARS`)."""
-    title = " ".join(title.split())
-    if len(title) <= limit:
-        return title
-    cut = title.rfind(" ", 0, limit)  # the word ending there, and "…" after it, stay within `limit`
-    return title[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:-–") + "…"
 
 
 @dataclass(frozen=True)
@@ -259,7 +243,7 @@ class Reader:
                 doc_p = {d: float(v) for d, v in zip(docs, m.matches(xd), strict=True)}
             return take_turns(hits, doc_p, m.who_threshold)
         kind = asks.asked(question)
-        if kind in detect.SHAPED and (named := self._named(r)) and (own := self._own_address(r, kind, named)):
+        if kind in detect.SHAPED and (named := self._named(r)) and (own := own_address(r, kind, named)):
             first = own.citations[0].chunk_id  # the chunk `write` answers from (see `_fact`)
             return sorted(hits, key=lambda h: h.chunk_id != first)
         if not sure:
@@ -275,25 +259,8 @@ class Reader:
         if not r.cands:
             return Answer(question, NOT_FOUND, True, kind="abstain", notes=("nothing was retrieved",))
         if is_who:
-            return self._who(r, people)
+            return answer_who(self, r, people)
         return self._fact(r)
-
-    def _spelling_names(self, r: Reading, match: dict[str, float]) -> dict[str, float]:
-        """The matched documents of a "who" question that spell in full the names the question spells
-        (`spelled_names`), when some do: "University College London" is not "Imperial College London",
-        though both are "College London" and their passages embed alike; a CV that never writes "NSF"
-        is no answer to "Whose work has been funded by the NSF?". When no matched document spells a
-        name in full (the documents may abbreviate it), the matches stand."""
-        names = spelled_names(r.question, self.idf(r.hits).proper)
-        if not names or len(match) < 2:
-            return match
-        spelling: dict[str, float] = {}
-        for d, v in match.items():
-            full = self.store.document_text(d) if self.store is not None else None
-            text = glued(full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d))
-            if all(holds_name(text, n) for n in names):  # each document folded once, whatever the number of names
-                spelling[d] = v
-        return spelling or match
 
     # -- facts -------------------------------------------------------------------------------------
     def _fact(self, r: Reading) -> Answer:
@@ -302,20 +269,20 @@ class Reader:
         p = m.answerable(r.p, r.x, r.unmatched, r.read)
         if kind in detect.SHAPED and (named := self._named(r)):
             what = "an e-mail address" if kind == "email" else "a web address"
-            return self._own_address(r, kind, named) or self._abstain(
+            return own_address(r, kind, named) or self.abstain(
                 r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", p)
         best = int(np.argmax(r.p))
         if p < m.threshold:
-            return self._abstain(r, self._how_sure(p, m), p)
+            return self.abstain(r, self.how_sure(p, m), p)
         c = r.cands[best]
         hit = r.hits[c.hit]
         end = c.end if kind else with_body(r, c)
         start, end = with_what_follows(r, c, c.start, end)
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
-            return self._abstain(r, "the passage it would quote holds no date, and the question asks for one", p)
+            return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", p)
         if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
-            return self._abstain(r, "the passage it would quote holds no number, and the question asks how many "
+            return self.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                     "or how much", p)
         cite = citation_from_hit(1, hit, start, end, score=p)
         span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
@@ -363,28 +330,11 @@ class Reader:
         aliases = stored_aliases(self.store) if self.store is not None else None
         return set(people_named(r.question, owners, aliases))
 
-    def _own_address(self, r: Reading, kind: str, named: set[str]) -> Answer | None:
-        """The answer to a question asking the e-mail or web address (`kind`) of the people `named`
-        (`addresses.first_own`), leading with the address and quoting its line; None when there is none."""
-        found = first_own(r.hits, r.cands, r.p, kind, named)
-        if found is None:
-            return None
-        i, a, b = found
-        c = r.cands[i]
-        hit = r.hits[c.hit]
-        start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
-        end = c.end if end < 0 else min(end, c.end)
-        address, body = hit.text[a:b], flat(hit.text[start:end])
-        answer = f"{address} [1]\n{body} [1]" if len(address) + len(body) + 1 <= 300 else f"{address} [1]"
-        cite = citation_from_hit(1, hit, start, end, score=float(r.p[i]))
-        return Answer(r.question, answer, False, (cite,), fact=address,
-                      notes=(f"the address spells part of {hit.owner}'s name",))
-
-    def _how_sure(self, p: float, model: ReaderModel) -> str:
+    def how_sure(self, p: float, model: ReaderModel) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
         return f"the reader rates the closest passages {p:.0%} likely to answer it; it answers from {model.threshold:.0%}"
 
-    def _abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
+    def abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
         order = np.argsort(-r.p)
         related: list[Citation] = []
         seen: set[int] = set()
@@ -399,50 +349,3 @@ class Reader:
         best = float(r.p.max()) if len(r.p) else 0.0
         return Answer(r.question, NOT_FOUND, True, (), tuple(related), notes=(why,), kind="abstain",
                       confidence=best if confidence is None else confidence)
-
-    # -- who ---------------------------------------------------------------------------------------
-    def _who(self, r: Reading, people: Sequence[Person]) -> Answer:
-        docs, xd, best = doc_features(r)
-        m = r.model or self.model
-        pm = m.matches(xd) if docs else np.zeros(0)
-        # Does anyone match at all? The answerability model, over the best candidate of every person:
-        # the "who" model ranks documents against each other, so the best one always looks likely.
-        anyone = m.answerable(r.p, r.x, r.unmatched, r.read)
-        cut = m.who_threshold if anyone >= m.threshold else math.inf
-        match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
-        match = self._spelling_names(r, match)
-        by_doc = dict(zip(docs, best, strict=True))
-        matches: list[tuple[float, Person, list[int]]] = []
-        for person in people:
-            hit_docs = sorted((d for d in person.docs if d in match), key=lambda d: -match[d])
-            if hit_docs:
-                matches.append((match[hit_docs[0]], person, [by_doc[d] for d in hit_docs]))
-        searched = len(people)
-        what = what_was_searched(people)
-        if not matches:
-            why = f"{what} searched, 0 match"
-            ans = self._abstain(r, why if anyone >= m.threshold else f"{why}; {self._how_sure(anyone, m)}",
-                                anyone)
-            return Answer(ans.question, f"{ans.answer} ({what} searched)", True, (), ans.related,
-                          ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)
-        matches.sort(key=lambda m: (-m[0], m[1].name))
-        cites: list[Citation] = []
-        lines: list[str] = []
-        out: list[PersonAnswer] = []
-        mixed = any(person.owner_known for _p, person, _ids in matches)  # people and unowned documents
-        for _p, person, ids in matches:
-            # one quote per person keeps the answer short; the rest of their evidence is in the sources
-            i = ids[0]
-            c = r.cands[i]
-            hit = r.hits[c.hit]
-            # a document without a person owner goes by its title; tagged only when people are listed beside it
-            tag = " (owner unknown)" if mixed and not person.owner_known else ""
-            label = person.name if person.owner_known else short_title(person.name, TITLE_CHARS - len(tag)) + tag
-            prefix = f"- {label}: "
-            a, b = short(r, i, max(MIN_QUOTE, PER_PERSON_CHARS - len(prefix)))
-            cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
-            lines.append(f"{prefix}{flat(hit.text[a:b])} [{len(cites)}]")
-            out.append(PersonAnswer(person.name, person.docs, (len(cites),), person.owner_known))
-        note = f"{what} searched, {len(matches)} match"
-        return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
-                      people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))

@@ -1,5 +1,9 @@
-""""Who" questions: which names a question spells, how a document is checked for them, the people
-searched, and the order of their hits.
+""""Who" questions: the answer that lists every matching person, which names a question spells, how a
+document is checked for them, the people searched, and the order of their hits.
+
+- `answer_who`: the people the fitted "who" model matches, one line and one quote each (`short_title` for a
+  document without an owner), and a coverage note; `spelling_names` keeps the matches that spell the
+  question's names in full;
 
 - `spelled_names`: the names a question spells ("Imperial College London", "NSF"); `spells` /
   `holds_name`: whether a text holds one as whole words, folded, dotted abbreviations glued ("Ph.D." is
@@ -14,13 +18,21 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from index import Hit
 from ingest.names import fold
 
 from ..people import Person
-from . import detect
+from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
+from .extent import short
+from .features import flat
+from .model import doc_features
+
+if TYPE_CHECKING:
+    from .reader import Reader, Reading
 
 
 def spelled_names(question: str, proper: Any = None) -> list[str]:
@@ -101,3 +113,88 @@ def top_per_doc(hits: Sequence[Hit], n: int) -> list[Hit]:
             out.append(h)
             count[h.doc] = count.get(h.doc, 0) + 1
     return out
+
+
+PER_PERSON_CHARS = 118  # a "who" line, "- Name: quote" without its [n] marker (concise: ~120 per person)
+MIN_QUOTE = 40  # a "who" line's quote gets at least this many characters
+# a document listed by its title in a "who" line: at most this much of it, so that its line keeps MIN_QUOTE
+# characters of quote within PER_PERSON_CHARS (a paper's 100-character title left a line of 150)
+TITLE_CHARS = PER_PERSON_CHARS - MIN_QUOTE - len("- : ")
+
+
+def short_title(title: str, limit: int = TITLE_CHARS) -> str:
+    """A document's title as a list line names it: cut at a word within `limit` characters ("…" marking the
+    cut), so that the line keeps room for its quote (`PER_PERSON_CHARS`)."""
+    title = " ".join(title.split())
+    if len(title) <= limit:
+        return title
+    cut = title.rfind(" ", 0, limit)  # the word ending there, and "…" after it, stay within `limit`
+    return title[: cut if cut > limit // 2 else limit - 1].rstrip(" ,;:-–") + "…"
+
+
+def spelling_names(reader: Reader, r: Reading, match: dict[str, float]) -> dict[str, float]:
+    """The matched documents of a "who" question that spell in full the names the question spells
+    (`spelled_names`), when some do: "University College London" is not "Imperial College London",
+    though both are "College London" and their passages embed alike; a CV that never writes "NSF"
+    is no answer to "Whose work has been funded by the NSF?". When no matched document spells a
+    name in full (the documents may abbreviate it), the matches stand."""
+    names = spelled_names(r.question, reader.idf(r.hits).proper)
+    if not names or len(match) < 2:
+        return match
+    spelling: dict[str, float] = {}
+    for d, v in match.items():
+        full = reader.store.document_text(d) if reader.store is not None else None
+        text = glued(full if full is not None else "\n".join(h.text for h in r.hits if h.doc == d))
+        if all(holds_name(text, n) for n in names):  # each document folded once, whatever the number of names
+            spelling[d] = v
+    return spelling or match
+
+
+def answer_who(reader: Reader, r: Reading, people: Sequence[Person]) -> Answer:
+    """A "who" question's answer: every person whose document the fitted "who" model matches (when the
+    answerability model says anyone does), likeliest first, each on one line with one quote, and a coverage
+    note; an abstention naming how many were searched when no one matches."""
+    docs, xd, best = doc_features(r)
+    m = r.model or reader.model
+    pm = m.matches(xd) if docs else np.zeros(0)
+    # Does anyone match at all? The answerability model, over the best candidate of every person:
+    # the "who" model ranks documents against each other, so the best one always looks likely.
+    anyone = m.answerable(r.p, r.x, r.unmatched, r.read)
+    cut = m.who_threshold if anyone >= m.threshold else math.inf
+    match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
+    match = spelling_names(reader, r, match)
+    by_doc = dict(zip(docs, best, strict=True))
+    matches: list[tuple[float, Person, list[int]]] = []
+    for person in people:
+        hit_docs = sorted((d for d in person.docs if d in match), key=lambda d: -match[d])
+        if hit_docs:
+            matches.append((match[hit_docs[0]], person, [by_doc[d] for d in hit_docs]))
+    searched = len(people)
+    what = what_was_searched(people)
+    if not matches:
+        why = f"{what} searched, 0 match"
+        ans = reader.abstain(r, why if anyone >= m.threshold else f"{why}; {reader.how_sure(anyone, m)}",
+                            anyone)
+        return Answer(ans.question, f"{ans.answer} ({what} searched)", True, (), ans.related,
+                      ans.notes, kind="abstain", searched=searched, confidence=ans.confidence)
+    matches.sort(key=lambda m: (-m[0], m[1].name))
+    cites: list[Citation] = []
+    lines: list[str] = []
+    out: list[PersonAnswer] = []
+    mixed = any(person.owner_known for _p, person, _ids in matches)  # people and unowned documents
+    for _p, person, ids in matches:
+        # one quote per person keeps the answer short; the rest of their evidence is in the sources
+        i = ids[0]
+        c = r.cands[i]
+        hit = r.hits[c.hit]
+        # a document without a person owner goes by its title; tagged only when people are listed beside it
+        tag = " (owner unknown)" if mixed and not person.owner_known else ""
+        label = person.name if person.owner_known else short_title(person.name, TITLE_CHARS - len(tag)) + tag
+        prefix = f"- {label}: "
+        a, b = short(r, i, max(MIN_QUOTE, PER_PERSON_CHARS - len(prefix)))
+        cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
+        lines.append(f"{prefix}{flat(hit.text[a:b])} [{len(cites)}]")
+        out.append(PersonAnswer(person.name, person.docs, (len(cites),), person.owner_known))
+    note = f"{what} searched, {len(matches)} match"
+    return Answer(r.question, "\n".join(lines), False, tuple(cites), notes=(note,), kind="people",
+                  people=tuple(out), searched=searched, confidence=max(m[0] for m in matches))
