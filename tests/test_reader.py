@@ -383,7 +383,7 @@ def test_abstentions_show_related_passages_and_never_claim_absence(seed_assistan
     reader = seed_assistant.writer
     hits, _ = seed_assistant.retrieve_scoped("What was Burak Bartan's undergraduate GPA?")
     r = reader.read("What was Burak Bartan's undergraduate GPA?", hits)
-    a = reader._abstain(r, "test")
+    a = reader.abstain(r, "test")
     assert a.abstained and a.kind == "abstain" and not a.citations
     assert "mentions" not in a.answer and "nothing" not in a.answer.lower()
     assert a.related and len({c.chunk_id for c in a.related}) == len(a.related)
