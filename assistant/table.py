@@ -46,11 +46,12 @@ VALUE_CHARS = 120  # a cell without a lead phrase shows at most this much of its
 FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
 # A filled cell whose confidence is more than COLUMN_MARGIN logits below the median of its column's filled
 # cells is left empty, when the column has at least COLUMN_ROWS of them. Fitted on the table's tune people
-# (bench/questions/table.jsonl): right cells lie at most 0.54 below their column's median, the answers to a
-# field the CV does not give 1.3 to 4 below it; 1.0 is inside that gap. 3 cells are the fewest whose median is
-# one of them; on every 3 of the 9 tune people, the rule empties 1.5 wrong or not-given cells per table for
-# 0.1 right one. See docs/measured.md.
-COLUMN_MARGIN = 1.0
+# (bench/questions/table.jsonl), in logits of the answers' calibrated confidence (`ReaderModel.sure`): right
+# cells lie at most 0.31 below their column's median, the answers to a field the CV does not give 0.76 to 2.3
+# below it; 0.6 is inside that gap (before calibration: 0.54, 1.3 to 4, and a margin of 1.0). 3 cells are the
+# fewest whose median is one of them; on every 3 of the 9 tune people, the rule empties 1.5 wrong or not-given
+# cells per table for 0.1 right one. See docs/measured.md.
+COLUMN_MARGIN = 0.6
 COLUMN_ROWS = 3
 UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell left empty by against_column
 

@@ -342,7 +342,8 @@ def test_reader_answers_with_a_calibrated_confidence_and_exact_quotes(seed_assis
     assert isinstance(seed_assistant.writer, Reader)
     a = seed_assistant.ask("What is Moccasin?")
     assert not a.abstained and "Moccasin" in a.answer
-    assert a.confidence is not None and a.confidence >= seed_assistant.writer.model.threshold
+    model = seed_assistant.writer.model
+    assert a.confidence is not None and a.confidence >= model.sure(model.threshold)  # shown calibrated
     assert all("001_" in c.doc for c in a.citations)
     _quotes_exact(seed_assistant, a)
     assert len(re.sub(r"\s*\[\d+\]", "", a.answer)) <= 300  # concise: "[n]" markers removed
@@ -373,8 +374,9 @@ def test_near_miss_question_abstains(seed_assistant):
     # Balin's profile has a GPA for his B.S.; Burak Bartan's has none: the field exists for another person.
     a = seed_assistant.ask("What was Burak Bartan's undergraduate GPA?")
     assert a.abstained and a.kind == "abstain"
-    # the note says how sure the reader was, in percent, beside the level it answers from
-    threshold = f"{seed_assistant.reader.model.threshold:.0%}"
+    # the note says how sure the reader was, in percent, beside the level it answers from (both calibrated)
+    model = seed_assistant.reader.model
+    threshold = f"{model.sure(model.threshold):.0%}"
     assert any(n.startswith("the reader rates the closest passages") and n.endswith(f"it answers from {threshold}")
                for n in a.notes), a.notes
 

@@ -182,14 +182,14 @@ def small_table() -> Table:
 def test_a_cell_far_less_sure_than_its_column_is_left_empty() -> None:
     fields = (Field("PhD year", "When did {name} get their PhD?"), Field("Email", "What is {name}'s email?"),
               Field("Advisor", "Who was {name}'s PhD advisor?"))
-    sure = [0.98, 0.97, 0.975, 0.96, 0.85]  # logits 3.9, 3.5, 3.7, 3.2 and 1.7: the median 3.5, less 1.0 is 2.5
+    sure = [0.98, 0.97, 0.975, 0.96, 0.85]  # logits 3.9, 3.5, 3.7, 3.2 and 1.7: the median 3.5, less 0.6 is 2.9
     rows = tuple(Row(f"P{i}", (f"/d/p{i}.pdf",), (
         Cell("PhD year", f"19{90 + i}", p, cite(f"Ph.D. 19{90 + i}", doc=f"/d/p{i}.pdf")),
         Cell("Email", f"p{i}@x.org", None, cite(f"p{i}@x.org", doc=f"/d/p{i}.pdf")),  # read by its shape
         Cell("Advisor", "Ann Lee", 0.9 if i < 1 else 0.01, cite("advised by Ann Lee", doc=f"/d/p{i}.pdf"))
         if i < 2 else Cell("Advisor", "", 0.05))) for i, p in enumerate(sure))
     checked = against_column(Table(fields, rows))
-    assert COLUMN_MARGIN == 1.0
+    assert COLUMN_MARGIN == 0.6
     year = [r.cell("PhD year") for r in checked.rows]
     assert [c.value for c in year] == ["1990", "1991", "1992", "1993", ""]  # 0.96 kept, 0.85 left empty
     assert year[4] == Cell("PhD year", "", 0.85, None, UNSURE) and year[4].to_dict()["note"] == UNSURE

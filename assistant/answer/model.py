@@ -64,6 +64,20 @@ class ReaderModel:
     r_scale: np.ndarray | None = None
     r_coef: np.ndarray | None = None
     r_intercept: float = 0.0
+    # how sure an answer is: (a, b) of `sure` (Platt scaling of the answerability logit), fitted by
+    # `calibrate` on whether the answers to tune questions were right; (1, 0) leaves it as it is
+    calibration: tuple[float, float] = (1.0, 0.0)
+
+    def sure(self, p: float) -> float:
+        """The probability that an answer given at answerability `p` is right: `sigmoid(a logit(p) + b)`.
+        Answerability decides whether to answer (against `threshold`); this is what the answer says of
+        itself. Monotone, so an answer is never shown as less sure than an abstention."""
+        a, b = self.calibration
+        if (a, b) == (1.0, 0.0):
+            return p
+        q = min(max(p, 1e-6), 1 - 1e-6)
+        z = a * math.log(q / (1 - q)) + b
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def prob(self, x: np.ndarray) -> np.ndarray:
         z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
@@ -98,7 +112,9 @@ class ReaderModel:
                         "coef": self.w_coef.tolist(), "intercept": self.w_intercept},
                 **({"second": {"names": list(RNAMES), "mean": self.r_mean.tolist(), "scale": self.r_scale.tolist(),
                                "coef": self.r_coef.tolist(), "intercept": self.r_intercept}}
-                   if self.r_coef is not None and self.r_mean is not None and self.r_scale is not None else {})}
+                   if self.r_coef is not None and self.r_mean is not None and self.r_scale is not None else {}),
+                **({"calibration": {"a": self.calibration[0], "b": self.calibration[1]}}
+                   if self.calibration != (1.0, 0.0) else {})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], source: str = "reader parameters", answerability: bool = True) -> ReaderModel:
@@ -134,10 +150,18 @@ class ReaderModel:
         if r is not None and tuple(r.get("names") or ()) != RNAMES:
             raise ValueError(f"{source}: second-stage features do not match {RNAMES}; refit with `citewise train-reader`")
         second = (arr("mean", r), arr("scale", r), arr("coef", r), float(r["intercept"])) if r else (None, None, None, 0.0)
+        cal = d.get("calibration") or {}
+        try:
+            calibration = (float(cal.get("a", 1.0)), float(cal.get("b", 0.0)))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{source}: calibration must be {{\"a\": number, \"b\": number}}, not {cal!r}") from exc
+        if not calibration[0] > 0:  # a negative slope would turn the surest answers into the least sure
+            raise ValueError(f"{source}: calibration slope a must be positive, not {calibration[0]}")
         return cls(NAMES, arr("mean"), arr("scale"), arr("coef"), float(d["intercept"]), float(d["threshold"]),
                    float(d["who_threshold"]), meta, arr("mean", q), arr("scale", q),
                    arr("coef", q), float(q["intercept"]), arr("mean", w), arr("scale", w), arr("coef", w),
-                   float(w["intercept"]), *second)
+                   float(w["intercept"]), r_mean=second[0], r_scale=second[1], r_coef=second[2],
+                   r_intercept=second[3], calibration=calibration)
 
     @classmethod
     def load(cls, path: str | Path = PARAMS, answerability: bool = True) -> ReaderModel:

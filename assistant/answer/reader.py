@@ -266,24 +266,25 @@ class Reader:
     def _fact(self, r: Reading) -> Answer:
         kind = asks.asked(r.question)
         m = r.model or self.model
-        p = m.answerable(r.p, r.x, r.unmatched, r.read)
+        p = m.answerable(r.p, r.x, r.unmatched, r.read)  # decides; `sure` is what the answer says of itself
+        sure = m.sure(p)
         if kind in detect.SHAPED and (named := self._named(r)):
             what = "an e-mail address" if kind == "email" else "a web address"
             return own_address(r, kind, named) or self.abstain(
-                r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", p)
+                r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", sure)
         best = int(np.argmax(r.p))
         if p < m.threshold:
-            return self.abstain(r, self.how_sure(p, m), p)
+            return self.abstain(r, self.how_sure(p, m), sure)
         c = r.cands[best]
         hit = r.hits[c.hit]
         end = c.end if kind else with_body(r, c)
         start, end = with_what_follows(r, c, c.start, end)
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
-            return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", p)
+            return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
         if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
             return self.abstain(r, "the passage it would quote holds no number, and the question asks how many "
-                                    "or how much", p)
+                                    "or how much", sure)
         cite = citation_from_hit(1, hit, start, end, score=p)
         span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
         if span is None and kind:
@@ -301,7 +302,7 @@ class Reader:
                 body = flat(hit.text[start:end])
                 cite = citation_from_hit(1, hit, start, end, score=p)
             # no `fact`: a fact is a phrase of the quote, and the title names the cited document instead
-            return Answer(r.question, f"{label} [1]\n{body} [1]", False, (cite,), confidence=p,
+            return Answer(r.question, f"{label} [1]\n{body} [1]", False, (cite,), confidence=sure,
                           notes=(f"the question asks which {noun}, and this document calls itself one: it is "
                                  "named by its title",))
         if span:
@@ -311,7 +312,7 @@ class Reader:
             answer = f"{lead} [1]\n{body} [1]" if len(lead) + len(body) + 1 <= 300 else f"{body} [1]"
         else:
             answer = f"{body} [1]"
-        return Answer(r.question, answer, False, (cite,), fact=fact, confidence=p)
+        return Answer(r.question, answer, False, (cite,), fact=fact, confidence=sure)
 
     def _named_document(self, r: Reading, hit: Hit) -> tuple[str, str] | None:
         """`titles.document_asked` for the document of `hit`, read whole from the store. A person's document
@@ -332,7 +333,8 @@ class Reader:
 
     def how_sure(self, p: float, model: ReaderModel) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
-        return f"the reader rates the closest passages {p:.0%} likely to answer it; it answers from {model.threshold:.0%}"
+        return (f"the reader rates the closest passages {model.sure(p):.0%} likely to answer it; it answers from "
+                f"{model.sure(model.threshold):.0%}")
 
     def abstain(self, r: Reading, why: str, confidence: float | None = None) -> Answer:
         order = np.argsort(-r.p)

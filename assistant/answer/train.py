@@ -19,7 +19,7 @@ scikit-learn and scipy are imported here only; `reader.json` is read with numpy 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -396,43 +396,51 @@ def train(samples: Sequence[Sample], cs: Sequence[float] = LAMBDAS, folds: int =
     return model, report
 
 
-def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]], *,
-                  index_root: str | Path | None = None, embedder: Any = None,
-                  model: ReaderModel | None = None, reading: str | None = None) -> list[Sample]:
-    """The tune records of each (QA file, documents) pair read as `ask` reads them (`collect`).
-
-    The documents (a folder, or several files or folders) are indexed with the real pipeline, once per
-    distinct documents, into `index_root/<n>` when given (a re-run embeds nothing new), else a
-    temporary directory. `model`:
-    the reader parameters to read with (default: the packaged ones); `reading`: the reading model that
-    reads the best candidates ("packaged", a folder; None: none)."""
-    import json
+def indexed(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]], *,
+            index_root: str | Path | None = None, embedder: Any = None) -> Iterator[tuple[str | Path, Any, Any]]:
+    """(QA file, open store, embedder) for each (QA file, documents) pair, the documents (a folder, or
+    several files or folders) indexed with the real pipeline, once per distinct documents, into
+    `index_root/<n>` when given (a re-run embeds nothing new), else a temporary directory."""
     import tempfile
 
     from index import Store, index_paths
 
-    from ..api import Assistant, make_embedder
+    from ..api import make_embedder
 
     embedder = embedder or make_embedder(None)
-    samples: list[Sample] = []
     slots: dict[str, int] = {}  # the same documents share one index
     with tempfile.TemporaryDirectory(prefix="citewise-train-") as tmp:
-        for n, (qa, docs) in enumerate(sets):
-            try:
-                records = [json.loads(line) for line in Path(qa).read_text(encoding="utf-8").splitlines() if line.strip()]
-            except (OSError, ValueError) as exc:
-                raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
+        for qa, docs in sets:
             paths = [docs] if isinstance(docs, (str, Path)) else list(docs)
             slot = slots.setdefault(repr(sorted(str(Path(p).resolve()) for p in paths)), len(slots))
             directory = (Path(index_root) if index_root else Path(tmp)) / str(slot)
             store = Store.create(directory, embedder.name, embedder.dim)
             try:
                 index_paths(paths, store, embedder, prune=True)
-                assistant = Assistant(store, embedder)
-                reader = Reader(embedder, store=store, model=model, reading=reading)
-                samples += collect(reader, partial(_search_order, assistant), records, tag=str(n))
+                yield qa, store, embedder
             finally:
                 store.close()
+
+
+def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]], *,
+                  index_root: str | Path | None = None, embedder: Any = None,
+                  model: ReaderModel | None = None, reading: str | None = None) -> list[Sample]:
+    """The tune records of each (QA file, documents) pair read as `ask` reads them (`collect`), the
+    documents indexed by `indexed`. `model`: the reader parameters to read with (default: the packaged
+    ones); `reading`: the reading model that reads the best candidates ("packaged", a folder; None: none)."""
+    import json
+
+    from ..api import Assistant
+
+    samples: list[Sample] = []
+    for n, (qa, store, emb) in enumerate(indexed(sets, index_root=index_root, embedder=embedder)):
+        try:
+            records = [json.loads(line) for line in Path(qa).read_text(encoding="utf-8").splitlines() if line.strip()]
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
+        assistant = Assistant(store, emb)
+        reader = Reader(emb, store=store, model=model, reading=reading)
+        samples += collect(reader, partial(_search_order, assistant), records, tag=str(n))
     return samples
 
 

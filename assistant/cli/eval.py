@@ -249,11 +249,15 @@ def _answer_table(m: dict[str, float]) -> str:
 @click.option("--keep-answerability", is_flag=True,
               help="With --keep-ranker: keep its answerability model and thresholds too, and fit only the "
                    "weights of the features the file lacks.")
+@click.option("--calibrate", is_flag=True,
+              help="Fit only how sure answers say they are: ask every tune question with the packaged parameters "
+                   "and fit each parameter file's calibration (reader.json and reader-reading.json, written in "
+                   "place) to whether its answers were right.")
 @click.option("--json", "as_json", is_flag=True, help="The fitting report as JSON.")
 @friendly_errors
 def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...], index_root: Path | None,
                  out: Path | None, keep_ranker: Path | None, keep_answerability: bool, reading: str,
-                 as_json: bool) -> None:
+                 calibrate: bool, as_json: bool) -> None:
     """Fit the answer reader on the tune split of FILE (records without "split" count as tune; heldout
     records are never read): a listwise ranker over candidate features, Platt-scaled, its penalty chosen
     by cross-validation grouped by document; the second stage over the reading model's scores of the
@@ -271,9 +275,35 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
           --keep-ranker /tmp/older-reader.json --keep-answerability --out /tmp/reader.json
       citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
           --keep-ranker assistant/answer/reader.json --reading-model packaged --out /tmp/reader-reading.json
+      citewise train-reader ../shared/eval/realdocs/qa.jsonl --docs ../shared/eval/realdocs/docs \\
+          --also ../shared/eval/papers/qa.jsonl ../shared/eval/papers/docs --calibrate
     """
     from ..answer.model import PARAMS, READING_PARAMS
     from ..answer.train import train_files
+
+    if calibrate:
+        if out or keep_ranker or keep_answerability or reading not in ("none", "off"):
+            raise BadInput("--calibrate fits the packaged parameter files in place: leave out --out, "
+                           "--keep-ranker, --keep-answerability and --reading-model")
+        from ..answer.calibrate import calibrate_files
+
+        try:
+            found = calibrate_files([(file, docs_dir), *extra], index_root=index_root)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if as_json:
+            _dump(found)
+            return
+        for name, r in found.items():
+            if not r.get("written"):
+                click.echo(f"{name}: {r['answers']} answers cannot fit a calibration (too few, or all right or all "
+                           "wrong); left as it was")
+                continue
+            click.echo(f"{name}: {r['answers']} answers, {r['right']:.0%} right; mean confidence "
+                       f"{r['mean_confidence'][0]:.2f} -> {r['mean_confidence'][1]:.2f}, Brier {r['brier'][0]:.3f} -> "
+                       f"{r['brier'][1]:.3f}, calibration error {r['ece'][0]:.3f} -> {r['ece'][1]:.3f} "
+                       f"(a {r['a']}, b {r['b']}); written to {r['written']}")
+        return
 
     reading_on = reading not in ("none", "off")
     out = out or (READING_PARAMS if reading_on else PARAMS)
