@@ -31,11 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from index.lemmas import lemmas
+from index.lexical import STOPWORDS
 from ingest import CitewiseError
 from ingest.names import names_match
 
 from .answer import Answer, Citation
 from .answer.candidates import BULLETS  # list and Markdown markers a value does not start with
+from .answer.features import without_names
+from .answer.segments import sentences
 from .people import Person
 from .render import confidence_words, where
 
@@ -253,9 +257,12 @@ def pick_people(everyone: Sequence[Person], names: Sequence[str] | None = None) 
 
 # -- cells ----------------------------------------------------------------------------------------
 
-def lead(quote: str, section: str = "", limit: int = VALUE_CHARS) -> str:
+def lead(quote: str, section: str = "", limit: int = VALUE_CHARS, question: str = "") -> str:
     """The start of `quote` as a cell value: an exact slice of it, without the section heading a chunk
-    repeats at its top or a list item's bullet, at most `limit` characters, cut at a space."""
+    repeats at its top or a list item's bullet, at most `limit` characters, cut at a space. When its first
+    line is prose too long to show whole, the sentence of that line sharing the most words with `question`
+    (the first on a tie) instead: "He received a PhD from Princeton in 1942; ..." rather than the seminar
+    the paragraph opens with. A CV's short lines keep their order (the institution above its degree)."""
     text = quote.lstrip(BULLETS + " \t\r\n")
     heading = section.split(" > ")[-1].strip()
     rest = text[len(heading):]
@@ -263,12 +270,20 @@ def lead(quote: str, section: str = "", limit: int = VALUE_CHARS) -> str:
         text = rest.lstrip(BULLETS + " \t\r\n")  # the heading's own line, not a word that starts like it
     if len(text) <= limit:
         return text.rstrip()
+    first = text.split("\n", 1)[0]
+    if question and len(first) > limit:
+        wanted = lemmas(question) - STOPWORDS
+        parts = sentences(first, 0, len(first), limit)
+        if len(parts) > 1:
+            a, b = max(parts, key=lambda sp: (len(wanted & lemmas(first[sp[0]:sp[1]])), -sp[0]))
+            if wanted & lemmas(first[a:b]):
+                return first[a:b].rstrip()
     cut = text.rfind(" ", 0, limit + 1)
     return text[: cut if cut > limit // 2 else limit].rstrip()
 
 
-def cell_of(field: Field, answer: Answer, docs: Collection[str]) -> Cell:
-    """The cell for `field` from the answer about the person who owns `docs`: empty on an abstention
+def cell_of(field: Field, answer: Answer, docs: Collection[str], person: str = "") -> Cell:
+    """The cell for `field` from the answer about `person`, who owns `docs`: empty on an abstention
     or when no citation is from their documents."""
     own = [c for c in answer.citations if c.doc in docs]
     if answer.abstained or not own:
@@ -277,14 +292,16 @@ def cell_of(field: Field, answer: Answer, docs: Collection[str]) -> Cell:
     cite = next((c for c in own if fact and fact in c.quote), None)
     if cite is None:
         cite, fact = own[0], ""
-    return Cell(field.label, fact or lead(cite.quote, cite.section) or cite.quote.strip(), answer.confidence, cite)
+    asked = without_names(answer.question, [person]) if person else answer.question  # their name says who, not what
+    value = fact or lead(cite.quote, cite.section, question=asked) or cite.quote.strip()
+    return Cell(field.label, value, answer.confidence, cite)
 
 
 def build_row(ask: Ask, person: Person, fields: Sequence[Field], progress: Callable[[str], None] | None = None) -> Row:
     """`person`'s row: each field's question asked with `ask` (e.g. `Assistant.ask`)."""
     cells = []
     for f in fields:
-        cells.append(cell_of(f, ask(f.ask(person.name)), person.docs))
+        cells.append(cell_of(f, ask(f.ask(person.name)), person.docs, person.name))
         if progress:
             progress(f"{person.name}: {f.label}")
     return Row(person.name, person.docs, tuple(cells))

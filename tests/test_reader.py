@@ -150,6 +150,28 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert not [k for k, _a, _b in detect.entities(refs) if k == "person"]
 
 
+def test_a_place_of_one_word_is_led_with_when_the_collection_only_capitalises_it():
+    """"Where did Feynman do his PhD?" -> "Princeton": a name of one word after a preposition, which the
+    collection never writes in lower case (`Idf.proper` in the reader); not a sentence's first word, not
+    a form's label, not a word of a person's name, never for "Who ...?" (one word does not say person or
+    place)."""
+    names = {"Princeton", "Registration", "Switzerland", "Einstein", "Stanislaw", "Ulam", "Trinity"}.__contains__
+    text = "Attendees at his first seminar included Einstein. He received a PhD from Princeton in 1942."
+    a, b = detect.phrase("place", text, near={"phd": 2.0, "received": 1.0}, named=names) or (0, 0)
+    assert text[a:b] == "Princeton"  # the nearer of two; "He" opens a sentence and is no name
+    assert detect.phrase("place", "Princeton awarded it in 1942.", named=names) is None  # opens the sentence
+    assert detect.phrase("place", "The aircraft Registration: N6024M was found.", named=names) is None  # a label
+    assert detect.phrase("person", "He studied in Switzerland.", named=names) is None
+    assert detect.phrase("place", "He studied in Switzerland.", named=names,
+                         question="Did he study in Switzerland?") is None  # the question says it
+    assert detect.phrase("place", "He studied in Switzerland.") is None  # without the collection's word: none
+    assert detect.phrase("place", "He worked with Stanislaw Ulam on it.", named=names) is None  # a person's name
+    assert detect.phrase("place", "He was present at the Trinity test.", named=names) is None  # no preposition
+    two = "He moved from Zurich to the Institute for Advanced Study in Princeton."
+    a, b = detect.phrase("place", two, named=names) or (0, 0)
+    assert two[a:b] == "Institute for Advanced Study"  # a run of capitalised words comes first
+
+
 def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     text = ("stimulating factor (GM-CSF), platelet agonists (for example, eltrombopag, TPO, interleukin-11), must "
             "have a 2-week interval between receiving growth factor support and screening assessment.")

@@ -152,6 +152,18 @@ def test_a_cell_is_the_lead_phrase_or_the_start_of_the_quote() -> None:
     assert plain.source == "ada.pdf p.2"
 
 
+def test_a_long_prose_quote_shows_its_answering_sentence_not_its_opening() -> None:
+    f = Field("PhD institution", "Where did {name} do their PhD?")
+    quote = ("Attendees at Feynman's first seminar included Albert Einstein, Wolfgang Pauli, and John von Neumann. "
+             "He received a PhD from Princeton in 1942; his thesis advisor was John Archibald Wheeler.")
+    answer = Answer(f.ask("Richard Feynman"), "x [1]", False, (cite(quote, doc="/d/rf.md"),), confidence=0.7)
+    cell = cell_of(f, answer, ("/d/rf.md",), "Richard Feynman")
+    assert cell.value == "He received a PhD from Princeton in 1942; his thesis advisor was John Archibald Wheeler."
+    assert cell.value in quote  # a slice of the quote, not a paraphrase
+    # without the person's name set aside, "Feynman's" in the opening sentence ties with "PhD": the first wins
+    assert cell_of(f, answer, ("/d/rf.md",)).value.startswith("Attendees at Feynman's")
+
+
 def test_an_abstention_or_another_persons_quote_is_an_empty_cell() -> None:
     f = Field("Email", "What is {name}'s email?")
     abstained = cell_of(f, Answer("q", "not found", True, confidence=0.1), ("/d/ada.pdf",))

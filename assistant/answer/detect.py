@@ -344,6 +344,8 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         if kind == "number":
             spans = [(a, b) for a, b in spans if not _in_date(text, a, b)]
             spans = [sp for sp in spans if _measures(text[sp[0]:sp[1]], question)] or spans
+    if not spans and named is not None and kind == "place":
+        spans = [sp for sp in _single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)]
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
@@ -373,6 +375,30 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
+
+
+# the English prepositions a place or an organisation follows ("from Princeton", "at Google", "in Vienna")
+_BEFORE_PLACE = frozenset(["in", "at", "from", "to", "for", "of", "near", "by"])
+
+
+def _single_names(text: str, named: Callable[[str], bool], exclude: frozenset[str]) -> list[tuple[int, int]]:
+    """Places or organisations named in one word ("He received a PhD from *Princeton* in 1942"): a word
+    right after a preposition, not part of a run of capitalised words (a person's "Stanislaw Ulam") nor a
+    form's label before a colon, that the collection never writes in lower case (`named`) and is not one
+    of `exclude`'s. `entities` reads runs of two or more capitalised words only, since a capital that
+    opens a sentence says nothing; this is the fallback for a place when a passage holds no such run. A
+    word alone does not say whether it names a person or a place, so a "Who ...?" question gets none."""
+    runs = _runs(text)
+    out: list[tuple[int, int]] = []
+    words = list(TOKENS.finditer(text))
+    for prev, m in zip(words, words[1:], strict=False):
+        w = m.group(0).strip(".,;:'’")
+        a, b = m.start(), m.start() + len(w)
+        if (len(w) >= 3 and w.isalpha() and w[0].isupper() and not w.isupper() and named(w)
+                and prev.group(0).lower() in _BEFORE_PLACE and w.lower() not in exclude
+                and not any(x <= a < y for x, y in runs) and not text[b:b + 3].lstrip(" \t").startswith(":")):
+            out.append((a, b))
+    return out
 
 
 _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECASE)  # within one line
