@@ -712,6 +712,27 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert any(h.chunk_id == found[0].chunk_id for h in hits)
 
 
+def test_a_question_about_now_is_refused_when_its_passage_speaks_of_no_present(tmp_path, embedder):
+    """A biography that ends in the past ("He taught at Leiden until 1931") cannot say where its person works
+    now: the passage it would quote has no period still running and no "currently" (the people table left
+    a dead scholar's "Current employer" filled with his last post). A CV's running entry still answers."""
+    store, assistant = _indexed(tmp_path, embedder, {
+        "jan_vos.md": ("# Jan Vos\n\nJan Vos was a Dutch astronomer. He studied at Utrecht University and "
+                       "taught at Leiden University from 1905 until 1931, where he worked on stellar spectra. "
+                       "He died in Leiden in 1950.\n"),
+        "ada_roe.md": ("# Ada Roe\n\nada@example.org\n\n## Employment\n\nAcme Analytics, 2021 - present\n"
+                       "Senior analyst\n\nBeta Labs, 2015 - 2020\nAnalyst\n")})
+    gone = assistant.ask("Where does Jan Vos work now?")
+    assert gone.abstained and any("speaks of no present" in n for n in gone.notes), gone.answer
+    assert not any("Leiden" in n or "absent" in n for n in gone.notes)  # says why, claims nothing of the documents
+    here = assistant.ask("Where does Ada Roe work now?")
+    assert not here.abstained and "Acme Analytics" in here.answer, here.answer
+    _quotes_exact(assistant, here)
+    past = assistant.ask("Where did Jan Vos teach?")  # the past asked of the past still answers
+    assert not past.abstained and "Leiden" in past.answer, past.answer
+    store.close()
+
+
 def test_an_entry_that_ended_is_not_read_as_now_though_the_entry_above_it_runs_on(tmp_path, embedder):
     """A CV's entry "Research engineer, ... September 2020 - November 2020" sits under the running entry
     "... February 2025 - present": the question about now matches the running one only."""

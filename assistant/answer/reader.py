@@ -39,11 +39,11 @@ from index.reading import ReadingModel, reading_model
 
 from ..people import Person, group_people
 from ..question import analyze
-from . import Answer, Citation, asks, citation_from_hit, detect
+from . import Answer, Citation, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_what_follows
-from .features import Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
+from .features import NAMES, Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
@@ -59,6 +59,7 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
 
 # which questions the reading model reads: every one, or the fact questions about documents of no person
 READ_FOR = ("unowned", "all")
+NOW = NAMES.index("now_match")  # the candidate, its section or its entry speaks of the present (`features`)
 
 
 def _load(path: Path) -> ReaderModel:
@@ -282,6 +283,9 @@ class Reader:
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
+        if present.asks_now(r.question) and not r.x[best, NOW]:
+            return self.abstain(r, "the passage it would quote speaks of no present (no period still running, no "
+                                   "\"currently\"), and the question asks about now", sure)
         if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
             return self.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                     "or how much", sure)
