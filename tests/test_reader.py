@@ -680,6 +680,7 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     # his "Emeritus Faculty, 2024–present" for his current job); a heading opening its line still speaks of now
     assert not present.says_now("Representative to the Management Committee for the Current Index to Statistics")
     assert present.says_now("Current Research Interests") and present.says_now("Senior engineer, current")
+    assert not present.says_now("He immersed himself in the project and was present at the Trinity bomb test.")
     # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
     assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")
     assert not present.ended("Lecturer 2016 – 2020; Analyst 2020 – present") and not present.ended("in 2019 and 2020")

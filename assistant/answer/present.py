@@ -14,9 +14,10 @@ _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
 _NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
 _NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b", re.IGNORECASE)
 _PRESENT = re.compile(r"(\w*)\W*\bpresent\b", re.IGNORECASE)  # with the word before it
-# "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"): a
-# closed class of English, like the words for now
-_BEFORE_VERB = frozenset(["we", "i", "they", "you", "he", "she", "also", "here", "will", "can", "shall", "may", "then"])
+# "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"), after a
+# form of "be" the adjective ("He was present at the test"): closed classes of English, like the words for now
+_BEFORE_VERB = frozenset(["we", "i", "they", "you", "he", "she", "also", "here", "will", "can", "shall", "may", "then",
+                          "is", "are", "was", "were", "be", "been", "being"])
 # the open end of a period that has not ended ("Sep 2019 - present"); `detect` keeps it with the period
 OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
 _MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
