@@ -14,7 +14,7 @@ import pytest
 from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
-from assistant.answer import asks, detect, present, resolve
+from assistant.answer import asks, detect, entities, present, resolve
 from assistant.answer.addresses import names_owner
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
@@ -131,11 +131,11 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     # a capitalised run ends with its sentence; an initial, "Ph.D." or a title does not end it
     cv = ("Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University. "
           "Visiting, Univ. of Michigan.")
-    assert [cv[a:b] for a, b in detect._runs(cv)] == ["Cliff Wong", "Prof. Jenna Wiens", "PH.D. IN ECONOMICS",
+    assert [cv[a:b] for a, b in entities.runs(cv)] == ["Cliff Wong", "Prof. Jenna Wiens", "PH.D. IN ECONOMICS",
                                                        "Bocconi University", "Univ. of Michigan"]
     # a name with a stop between longer parts ends its sentence: no run "Node.js. Therefore" (own_nodejs j11)
     text = "Code is trusted by Node.js. Therefore any Malicious Module fails. It joined the U.S. Navy Reserve."
-    assert [text[a:b] for a, b in detect._runs(text)] == ["Malicious Module", "U.S. Navy Reserve"]
+    assert [text[a:b] for a, b in entities.runs(text)] == ["Malicious Module", "U.S. Navy Reserve"]
     # people listed together are led with together: one of two advisors is half an answer
     advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
     a, b = detect.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)
@@ -143,8 +143,8 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     both = "Written by Jane Roe and John Doe in 2019"
     assert [both[a:b] for _k, a, b in detect.entities(both)] == ["Jane Roe", "John Doe"]
     # an acronym beside a capitalised word is an organisation, though probablepeople reads it as a person
-    assert detect._kind("ETH Zurich") == "place" and detect._kind("IBM Research") == "place"
-    assert detect._kind("JOHN SMITH") == "person" and detect._kind("Dr Lei Zhang") == "person"
+    assert entities.kind_of("ETH Zurich") == "place" and entities.kind_of("IBM Research") == "place"
+    assert entities.kind_of("JOHN SMITH") == "person" and entities.kind_of("Dr Lei Zhang") == "person"
     # initials alone name nobody
     refs = "Hobert, J. P., Jones, G. L., and Presnell, B. (2002)."
     assert not [k for k, _a, _b in detect.entities(refs) if k == "person"]
@@ -194,8 +194,8 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     assert detect.phrase("number", "Cessna 172, 2007") is not None  # without the question: the first
     # probablepeople's verdict must agree with its own parse ("Computer Science": a "Person" made of a
     # corporation part)
-    assert detect._tag("Computer Science") == "" and detect._tag("Jenna Wiens") == "Person"
-    assert detect._tag("University of South Carolina") == "Corporation"
+    assert entities.tag("Computer Science") == "" and entities.tag("Jenna Wiens") == "Person"
+    assert entities.tag("University of South Carolina") == "Corporation"
     # a place phrase holding a word the collection only ever capitalises beats a title of common words
     idf = Idf(["She works in political science research.", "A professor and an assistant."])
     line = "Assistant Professor of Political Science (August 2026)\nUniversity of South Carolina"

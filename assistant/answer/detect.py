@@ -2,8 +2,8 @@
 
 What a text holds comes from general libraries and shapes: dateparser for dates (on
 the chosen candidate only; it is slow), year-like numbers, digits and currency signs,
-probablepeople's person / corporation tagging of capitalised runs, and the shapes of e-mail and web
-addresses (`addresses`). No domain words.
+probablepeople's person / corporation tagging of capitalised runs (`entities`), and the shapes of
+e-mail and web addresses (`addresses`). No domain words.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import bisect
 import calendar
 import re
 from collections.abc import Callable
-from functools import lru_cache
 
 from ingest.addresses import shapes
 
 from .addresses import SHAPED
 from .asks import AUX, TOKENS
+from .entities import MONTHS, entities, other, single_names
 from .present import OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
@@ -40,7 +40,7 @@ _ENUM = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*\(?\d{1,3}[.)](?=\s+\S)")
 _POINTERS = re.compile(r"\[\d{1,3}(?:[ \t]*[,;–-][ \t]*\d{1,3})*\]"
                        r"|(?:^|(?<=\n))[ \t]*\d{1,2}(?:\.\d{1,2})+\.?(?=[ \t]+[A-Z])"
                        r"|(?:^|(?<=\n))\d{1,2}(?=[A-Z][a-z]{2,})")
-_CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
+
 
 
 def has_year(text: str) -> bool:
@@ -53,7 +53,7 @@ def says_when(text: str) -> bool:
     these cannot answer "When ...?"."""
     words = {w.casefold().strip(".") for w in TOKENS.findall(text)}
     words |= {w[:-1] for w in words if w.endswith("s")}  # "on Tuesdays"
-    return has_number(text) or bool(words & (_MONTHS | _WEEKDAYS)) or bool(OPEN_END.search(text))
+    return has_number(text) or bool(words & (MONTHS | _WEEKDAYS)) or bool(OPEN_END.search(text))
 
 
 def counts_something(text: str) -> bool:
@@ -77,123 +77,6 @@ def _enumerators(text: str) -> set[int]:
     return out
 
 
-@lru_cache(maxsize=65536)
-def _tag(run: str) -> str:
-    import probablepeople
-
-    try:
-        parts, kind = probablepeople.tag(run)
-    except Exception:  # probablepeople raises RepeatedLabelError on odd strings: no verdict
-        return ""
-    # its verdict must agree with its own parse: "Computer Science" comes back a "Person" made of
-    # one CorporationNameOrganization part
-    corporate = any(label.startswith("Corporation") for label in parts)
-    if (kind == "Person" and corporate) or (kind == "Corporation" and not corporate):
-        return ""
-    return str(kind)
-
-
-def _runs(text: str) -> list[tuple[int, int]]:
-    """Offsets of the runs of two or more capitalised words (joined by "of", "the", "and", ...).
-
-    A word of three or more letters ending in a full stop ends a sentence, and so its run, the stop
-    left out ("Mentor: Cliff Wong. Benchmarked ..." holds "Cliff Wong"); an initial ("J."), an
-    abbreviation with inner stops between short parts ("Ph.D.", "U.S."), a title before a name ("Prof.",
-    "St.") or a word before a lower-case joiner ("Univ. of Michigan") does not. A name with an inner stop
-    between longer parts ends its sentence like any word ("... trusted by Node.js. Therefore ...")."""
-    out: list[tuple[int, int]] = []
-    for m in _CAPRUN.finditer(text):
-        words = [(w.start(), w.end()) for w in re.finditer(r"\S+", m.group(0))]
-        run: list[tuple[int, int]] = []
-        for k, (a, b) in enumerate(words):
-            word = m.group(0)[a:b]
-            if run and word.strip(".,").casefold() in _MONTHS:
-                _close(text, m.start(), run, out)  # "Prof. David Fouhey Sep 2016": a date begins
-                run = []
-            run.append((a, b))
-            stem = word.rstrip(".")
-            after = m.group(0)[words[k + 1][0]] if k + 1 < len(words) else ""
-            # a sentence ends where the next word is capitalised or nothing follows ("Univ. of Michigan" goes on)
-            abbreviation = "." in stem and all(len(part) <= 2 for part in stem.split("."))
-            if word.endswith(".") and len(stem) >= 3 and not abbreviation and not _is_title(word) and not after.islower():
-                _close(text, m.start(), run, out, strip=True)
-                run = []
-        _close(text, m.start(), run, out)
-    return out
-
-
-def _close(text: str, base: int, run: list[tuple[int, int]], out: list[tuple[int, int]], strip: bool = False) -> None:
-    """Add `run` (word offsets from `base`) to `out` without the lower-case words at its ends, when two
-    or more words are left; `strip` drops the sentence's full stop."""
-    while run and not text[base + run[-1][0]].isupper():
-        run.pop()
-    while run and not text[base + run[0][0]].isupper():
-        run.pop(0)
-    if len(run) >= 2:
-        a, b = base + run[0][0], base + run[-1][1]
-        out.append((a, b - 1 if strip and text[b - 1] == "." else b))
-
-
-@lru_cache(maxsize=4096)
-def _is_title(word: str) -> bool:
-    """Is `word` a title before a name ("Prof.", "Dr")? nameparser's list of titles decides."""
-    from nameparser.config import CONSTANTS
-
-    return word.rstrip(".").casefold() in CONSTANTS.titles
-
-
-def _name_shape(run: str) -> bool:
-    """A given name, a middle initial and a surname ("Umit V. Catalyurek"): the shape of a person's name."""
-    words = run.rstrip(".,").split()
-    return 3 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and any(
-        len(w.rstrip(".")) == 1 for w in words[1:-1]) and len(words[0]) > 2 and len(words[-1]) > 2
-
-
-_AND = re.compile(r"\s+(?:&|and)\s+")
-
-
-@lru_cache(maxsize=65536)
-def entities(text: str) -> tuple[tuple[str, int, int], ...]:
-    """(kind, start, end) of persons and organisations/places in `text` (capitalised runs). A run right
-    before a colon is a form's label ("Defining Event: ...", "Registered Owner: ..."), not a name; a run
-    opening with a title (nameparser's list: "Prof.", "Dr") is a person when the rest of it is one. A
-    run joining persons ("Prof. Ce Zhang & Prof. Martin Vechev") gives each of them."""
-    out: list[tuple[str, int, int]] = []
-    for a, b in _runs(text):
-        if text[b:b + 3].lstrip(" \t").startswith(":"):
-            continue
-        cuts = [(m.start(), m.end()) for m in _AND.finditer(text, a, b)]
-        ends = [a, *(x for c in cuts for x in c), b]
-        parts = list(zip(ends[::2], ends[1::2], strict=True))
-        if len(parts) >= 2 and all(len(text[x:y].split()) >= 2 and _kind(text[x:y]) == "person" for x, y in parts):
-            out.extend(("person", x, y) for x, y in parts)
-        elif kind := _kind(text[a:b]):
-            out.append((kind, a, b))
-    return tuple(out)
-
-
-def _kind(run: str) -> str:
-    """"person", "place" (an organisation or place) or "" for one capitalised run."""
-    kind = _tag(run.rstrip(".,"))
-    title, _, rest = run.partition(" ")
-    if kind != "Person" and " " in rest.strip() and _is_title(title) and _tag(rest.rstrip(".,")) == "Person":
-        kind = "Person"  # "Prof. Volker Bormuth": probablepeople reads the title as a company's name
-    if kind == "Person" or _name_shape(run):
-        words = [w.strip(".,") for w in run.split()]
-        if all(len(w) <= 1 for w in words):
-            return ""  # initials alone ("J. P.") name nobody
-        if any(len(w) >= 2 and w.isalpha() and w.isupper() for w in words) and any(
-                w[:1].isupper() and not w.isupper() for w in words):
-            return "place"  # an acronym beside a capitalised word ("ETH Zurich", "IBM Research"): an organisation
-        return "person"
-    return "place" if kind == "Corporation" else ""
-
-
-def _other(text: str, a: int, b: int, exclude: frozenset[str]) -> bool:
-    """Is text[a:b] not (part of) an excluded name, such as the document owner's own?"""
-    return not exclude or not ({w.lower().strip(".,") for w in text[a:b].split()} & exclude)
-
-
 def holds(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> bool:
     """Does `text` hold a thing of `kind`? Persons/places whose words are in `exclude` do not count."""
     if kind == "date":
@@ -201,7 +84,7 @@ def holds(kind: str, text: str, exclude: frozenset[str] = frozenset()) -> bool:
     if kind == "number":
         return has_number(text)
     if kind in ("person", "place"):
-        return any(k == kind and _other(text, a, b, exclude) for k, a, b in entities(text))
+        return any(k == kind and other(text, a, b, exclude) for k, a, b in entities(text))
     return bool(shapes(kind, text))
 
 
@@ -245,7 +128,7 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
                  if not any(a <= m.start() < b for a, b in digits)]
         return sorted(digits + words)
     if kind in ("person", "place"):
-        return [(a, b) for k, a, b in entities(text) if k == kind and _other(text, a, b, exclude)]
+        return [(a, b) for k, a, b in entities(text) if k == kind and other(text, a, b, exclude)]
     return shapes(kind, text)
 
 
@@ -266,7 +149,6 @@ def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(a, m.end() if (m := OPEN_END.match(text, b)) else b) for a, b in out]
 
 
-_MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 _WEEKDAYS = frozenset(d.casefold() for d in (*calendar.day_name, *calendar.day_abbr))
 _NUMERAL = re.compile(r"[$€£¥]?\d(?:[\d,.]*\d)?")
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?\s+$")
@@ -281,7 +163,7 @@ def _in_date(text: str, a: int, b: int) -> bool:
         return True
     before = _WORD_BEFORE.search(text, max(0, a - 12), a)  # "December 23", "Dec. 23"
     after = _WORD_AFTER.match(text, numeral.end() if numeral else b)  # "23 December", "5 May 2019"
-    return any(m is not None and m.group(1).casefold() in _MONTHS for m in (before, after))
+    return any(m is not None and m.group(1).casefold() in MONTHS for m in (before, after))
 
 
 def counts_near(text: str, counted: frozenset[str], reach: int = 2) -> bool:
@@ -345,7 +227,7 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
             spans = [(a, b) for a, b in spans if not _in_date(text, a, b)]
             spans = [sp for sp in spans if _measures(text[sp[0]:sp[1]], question)] or spans
     if not spans and named is not None and kind == "place":
-        spans = [sp for sp in _single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)]
+        spans = [sp for sp in single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)]
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
@@ -375,30 +257,6 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
-
-
-# the English prepositions a place or an organisation follows ("from Princeton", "at Google", "in Vienna")
-_BEFORE_PLACE = frozenset(["in", "at", "from", "to", "for", "of", "near", "by"])
-
-
-def _single_names(text: str, named: Callable[[str], bool], exclude: frozenset[str]) -> list[tuple[int, int]]:
-    """Places or organisations named in one word ("He received a PhD from *Princeton* in 1942"): a word
-    right after a preposition, not part of a run of capitalised words (a person's "Stanislaw Ulam") nor a
-    form's label before a colon, that the collection never writes in lower case (`named`) and is not one
-    of `exclude`'s. `entities` reads runs of two or more capitalised words only, since a capital that
-    opens a sentence says nothing; this is the fallback for a place when a passage holds no such run. A
-    word alone does not say whether it names a person or a place, so a "Who ...?" question gets none."""
-    runs = _runs(text)
-    out: list[tuple[int, int]] = []
-    words = list(TOKENS.finditer(text))
-    for prev, m in zip(words, words[1:], strict=False):
-        w = m.group(0).strip(".,;:'’")
-        a, b = m.start(), m.start() + len(w)
-        if (len(w) >= 3 and w.isalpha() and w[0].isupper() and not w.isupper() and named(w)
-                and prev.group(0).lower() in _BEFORE_PLACE and w.lower() not in exclude
-                and not any(x <= a < y for x, y in runs) and not text[b:b + 3].lstrip(" \t").startswith(":")):
-            out.append((a, b))
-    return out
 
 
 _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECASE)  # within one line

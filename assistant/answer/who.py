@@ -26,7 +26,8 @@ from index import Hit
 from ingest.names import fold
 
 from ..people import Person
-from . import Answer, Citation, PersonAnswer, citation_from_hit, detect
+from . import Answer, Citation, PersonAnswer, citation_from_hit
+from .entities import runs
 from .extent import short
 from .features import flat
 from .model import doc_features
@@ -40,11 +41,11 @@ def spelled_names(question: str, proper: Any = None) -> list[str]:
     words ("Which people have a connection to Imperial College London?" -> ["imperial college london"]),
     and with `proper` (is this word a name? e.g. `features.Idf.proper`: capitalised and never written in
     lower case in the collection) single names past the first word ("funded by the NSF" -> ["nsf"])."""
-    names = [" ".join(fold(question[a:b]).split()) for a, b in detect._runs(question)]
+    names = [" ".join(fold(question[a:b]).split()) for a, b in runs(question)]
     if proper is not None:
-        runs = " ".join(names)
+        spelled = " ".join(names)
         names += [fold(m.group(0)) for m in re.finditer(r"\w+", question)
-                  if m.start() > 0 and len(m.group(0)) >= 2 and proper(m.group(0)) and fold(m.group(0)) not in runs]
+                  if m.start() > 0 and len(m.group(0)) >= 2 and proper(m.group(0)) and fold(m.group(0)) not in spelled]
     return names
 
 
