@@ -263,7 +263,8 @@ def train_reader(file: Path, docs_dir: Path, extra: tuple[tuple[Path, Path], ...
     by cross-validation grouped by document; the second stage over the reading model's scores of the
     best candidates (fitted on the ranker's out-of-fold probabilities); the abstention threshold for
     <= 5 % false abstentions; the "who" document model. Use parameters written with --out via
-    CITEWISE_ANSWER__READER=PATH.
+    CITEWISE_ANSWER__READER=PATH. With --calibrate, only how sure answers say they are is fitted (on
+    whether the tune answers were right); a full refit writes none, so run --calibrate after it.
 
     \b
     Example:
