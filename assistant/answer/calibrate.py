@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import PARAMS, READING_PARAMS, ReaderModel
+from .model import PARAMS, READING_PARAMS, ReaderModel, scaled
 
 MIN_POINTS = 20  # fewer answers than this (or only right or only wrong ones) leave a file as it is
 
@@ -68,9 +68,7 @@ def report(points: Sequence[Point], calibration: tuple[float, float]) -> dict[st
     before and after `calibration`."""
     y = np.array([pt.right for pt in points], float)
     before = np.array([pt.p for pt in points])
-    model = ReaderModel.__new__(ReaderModel)
-    object.__setattr__(model, "calibration", calibration)
-    after = np.array([ReaderModel.sure(model, pt.p) for pt in points])
+    after = np.array([scaled(calibration, pt.p) for pt in points])
 
     def ece(p: np.ndarray) -> float:
         bins = np.minimum((p * 10).astype(int), 9)

@@ -69,15 +69,10 @@ class ReaderModel:
     calibration: tuple[float, float] = (1.0, 0.0)
 
     def sure(self, p: float) -> float:
-        """The probability that an answer given at answerability `p` is right: `sigmoid(a logit(p) + b)`.
+        """The probability that an answer given at answerability `p` is right (`scaled` by `calibration`).
         Answerability decides whether to answer (against `threshold`); this is what the answer says of
         itself. Monotone, so an answer is never shown as less sure than an abstention."""
-        a, b = self.calibration
-        if (a, b) == (1.0, 0.0):
-            return p
-        q = min(max(p, 1e-6), 1 - 1e-6)
-        z = a * math.log(q / (1 - q)) + b
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+        return scaled(self.calibration, p)
 
     def prob(self, x: np.ndarray) -> np.ndarray:
         z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
@@ -175,6 +170,16 @@ class ReaderModel:
         tmp = Path(path).with_suffix(".tmp")
         tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
         tmp.replace(path)
+
+
+def scaled(calibration: tuple[float, float], p: float) -> float:
+    """`sigmoid(a logit(p) + b)` for `calibration` (a, b); `p` itself for (1, 0)."""
+    a, b = calibration
+    if (a, b) == (1.0, 0.0):
+        return p
+    q = min(max(p, 1e-6), 1 - 1e-6)
+    z = a * math.log(q / (1 - q)) + b
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 def question_features(p: np.ndarray, x: np.ndarray, unmatched: np.ndarray, read: np.ndarray | None = None) -> np.ndarray:
