@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 # preposition goes on on the next line (`title`); 8: an HTML heading's permalink ("¶") is no text; 9: a PDF
 # line is set in its first letter's size, and margin line numbers ("12 The results show") are dropped; 10: in
 # a document that does not look like a person's, a name with a word its text uses as an ordinary word is no
-# owner unless author lists or the author property give it ("Apache License" over apache.org/licenses)
-INGEST_VERSION = 10
+# owner unless author lists or the author property give it ("Apache License" over apache.org/licenses); 11: in
+# such a document the author property says who wrote it, not whom it is about (a single-author paper has no owner)
+INGEST_VERSION = 11
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,9 @@ work). A candidate needs some
 evidence that it is a person (the tagger, a handle that spells it, the author property, author lists);
 one that only an e-mail address or a link spells, printed nowhere in the text and not in the file
 name, is none ("firstname.lastname@..."). In a document that does not look like a person's it also
-needs more than its position: author lists, the author property, a handle that spells the whole name,
-or a degree or honorific with it on the title line ("ADRIAN FORSYTHE Ph.D.", which a thing never has)
+needs more than its position and the author property (which names a paper's or a report's writer, not
+whom it is about): author lists, a handle that spells the whole name, or a degree or honorific with it on
+the title line ("ADRIAN FORSYTHE Ph.D.", which a thing never has)
 and a handle that holds its surname. The owner is the best candidate only when its
 score clears `THRESHOLD` and beats every unrelated candidate near the threshold by `MARGIN`;
 otherwise None: a missing owner costs a little, a wrong one poisons every answer about that person.
@@ -303,7 +304,9 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         # handle holds its surname: two independent sources ("ADRIAN FORSYTHE Ph.D." over `forsythe_cv.pdf`;
         # "Annual Report" over `report.txt` has no degree).
         spelled = spelled or (c.credentialed and person > 0 and handle >= SURNAME_AGREES)
-        if not personal and not (recurs or "meta" in evidence or spelled):
+        # The author property is no such evidence: in a paper or a report it names who wrote it, not whom
+        # it is about (a single author's paper, "John M. Drake" under its title and in its PDF properties).
+        if not personal and not (recurs or spelled):
             continue
         # ... and a name one of whose words its text uses as an ordinary word is a thing's, however its
         # links spell it ("Apache License" over apache.org/licenses, in a text granting "a copyright

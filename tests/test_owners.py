@@ -195,6 +195,30 @@ def test_pdf_author_property_of_a_report_is_not_an_owner(tmp_path: Path) -> None
     assert doc.owner is None and doc.title == "Quarterly Storage Review"
 
 
+def test_a_single_authors_paper_is_by_its_author_not_about_them(tmp_path: Path) -> None:
+    """The papers set's one-author paper printed its author under the title and in the PDF's author property;
+    both said who wrote it, and it was listed as his document. A paper is about its subject: no owner."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_author("Peter K. Lindqvist")
+    pdf.set_title("Scenario analysis for an outbreak on a campus")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 18)
+    pdf.multi_cell(0, 9, "Scenario analysis for an outbreak on a campus", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 12)
+    pdf.cell(0, 8, "Peter K. Lindqvist", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "B", 12)
+    pdf.cell(0, 8, "Abstract", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 10)
+    pdf.multi_cell(0, 6, "We model an outbreak on a university campus of 30,000 people and compare testing "
+                         "strategies. Weekly testing halves the cases under every scenario we study.")
+    path = tmp_path / "outbreak.pdf"
+    pdf.output(str(path))
+    doc = load_document(path)
+    assert doc.owner is None, (doc.owner, doc.owner_source)
+
+
 def test_date_fragments_and_capitals(tmp_path: Path) -> None:
     body = "\n\n".join(f"{head}\n\n{text}" for head, text in CV_BODY)
     a = tmp_path / "a.txt"
