@@ -4,7 +4,7 @@ The one #16 criterion still open is abstention on near-miss unanswerable questio
 rate of at most 5 %. This measures it on the tune split only, the way a new feature should be judged
 before it is wired in:
 - every (QA file, documents folder) pair is indexed (kept under --index-root, so a re-run embeds nothing)
-  and each tune fact question is read as `ask` reads it (`answer.train.collect`);
+  and each tune fact question is read as `ask` reads it (`answer.samples.collect`);
 - the answerability features (`model.question_features`, from the packaged ranker's probabilities) are
   fitted with logistic regression in 5 folds grouped by document, over --draws shuffles of the groups;
 - for each draw the threshold leaves 5 % of the answerable questions below it, and the unanswerable ones
@@ -104,7 +104,7 @@ def main() -> None:
     if not (REALDOCS / "qa.jsonl").exists():
         print(f"skipped: {REALDOCS} is not here (the development data lives in ../shared/eval)")
         return
-    from assistant.answer.train import collect_files
+    from assistant.answer.samples import collect_files
 
     samples = collect_files(sets(args.own), index_root=args.index_root)
     counts, aucs, in_sample, oof = caught(samples, args.draws)

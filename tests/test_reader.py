@@ -755,7 +755,8 @@ def test_an_entry_that_ended_is_not_read_as_now_though_the_entry_above_it_runs_o
 def test_train_fits_on_tune_records_only_with_grouped_cv(seed_assistant, tmp_path):
     from conftest import SEED_DEV
 
-    from assistant.answer.train import add_features, collect, label, train
+    from assistant.answer.samples import collect, label
+    from assistant.answer.train import add_features, train
 
     records = [json.loads(line) for line in require_shared(SEED_DEV).read_text().splitlines() if line.strip()]
     records += [dict(records[0], id="held", split="heldout")]  # never read

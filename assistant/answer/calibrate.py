@@ -85,10 +85,10 @@ def report(points: Sequence[Point], calibration: tuple[float, float]) -> dict[st
 def collect(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,
             embedder: Any = None) -> list[Point]:
     """Ask every tune question of each (QA file, documents) pair with the packaged parameters (the
-    documents indexed as `train.collect_files` does) and keep each fact answer's point."""
+    documents indexed as `samples.collect_files` does) and keep each fact answer's point."""
     from ..api import Assistant
     from .evaluate import score, split_of
-    from .train import indexed
+    from .samples import indexed
 
     points: list[Point] = []
     for qa, store, emb in indexed(sets, index_root=index_root, embedder=embedder):
