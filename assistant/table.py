@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 import statistics
 import textwrap
@@ -39,6 +38,7 @@ from ingest.names import names_match
 from .answer import Answer, Citation
 from .answer.candidates import BULLETS  # list and Markdown markers a value does not start with
 from .answer.features import without_names
+from .answer.model import logit
 from .answer.segments import sentences
 from .people import Person
 from .render import confidence_words, where
@@ -307,24 +307,19 @@ def build_row(ask: Ask, person: Person, fields: Sequence[Field], progress: Calla
     return Row(person.name, person.docs, tuple(cells))
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
-
-
 def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS) -> Table:
     """`table` with every filled cell more than `margin` logits below the median of its column's filled
     cells left empty (its confidence kept, `note` UNSURE); a column with fewer than `min_rows` filled
     cells that carry a confidence is left as it is."""
     rows = [list(r.cells) for r in table.rows]
     for j in range(len(table.fields)):
-        sure = [_logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
+        sure = [logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
         if len(sure) < min_rows:
             continue
         floor = statistics.median(sure) - margin
         for r in rows:
             c = r[j]
-            if c.citation is not None and c.confidence is not None and _logit(c.confidence) < floor:
+            if c.citation is not None and c.confidence is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 

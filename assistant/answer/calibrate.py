@@ -14,9 +14,7 @@ change. "Who" answers keep their document model's probability (measured: no bett
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -24,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import PARAMS, READING_PARAMS, ReaderModel, scaled
+from .model import PARAMS, READING_PARAMS, ReaderModel, logit, scaled, sigmoid
 
 MIN_POINTS = 20  # fewer answers than this (or only right or only wrong ones) leave a file as it is
 
@@ -38,15 +36,10 @@ class Point:
     right: bool  # concise and right; an answer to an unanswerable question is wrong
 
 
-def _logit(p: float) -> float:
-    q = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(q / (1 - q))
-
-
 def raw(model: ReaderModel, confidence: float) -> float:
     """The answerability behind a calibrated `confidence` (the inverse of `ReaderModel.sure`)."""
     a, b = model.calibration
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, (_logit(confidence) - b) / a))))
+    return sigmoid((logit(confidence) - b) / a)
 
 
 def fit(points: Sequence[Point], min_points: int = MIN_POINTS) -> tuple[float, float] | None:
@@ -57,7 +50,7 @@ def fit(points: Sequence[Point], min_points: int = MIN_POINTS) -> tuple[float, f
         return None
     from sklearn.linear_model import LogisticRegression
 
-    x = np.array([[_logit(pt.p)] for pt in points])
+    x = np.array([[logit(pt.p)] for pt in points])
     lr = LogisticRegression(C=1e4).fit(x, y)  # next to no penalty: two parameters, hundreds of points
     a, b = float(lr.coef_[0][0]), float(lr.intercept_[0])
     return (a, b) if a > 0 else None
@@ -88,13 +81,13 @@ def collect(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | 
     documents indexed as `samples.collect_files` does) and keep each fact answer's point."""
     from ..api import Assistant
     from .evaluate import score, split_of
-    from .samples import indexed
+    from .samples import indexed, read_records
 
     points: list[Point] = []
     for qa, store, emb in indexed(sets, index_root=index_root, embedder=embedder):
         assistant = Assistant(store, emb)
         reader = assistant.reader
-        for record in _records(qa):
+        for record in read_records(qa):
             if split_of(record) != "tune":
                 continue
             hits, _ = assistant.retrieve_scoped(record["q"])
@@ -113,14 +106,6 @@ def collect(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | 
 def _text(store: Any, chunk_id: str) -> str | None:
     chunk = store.chunk(chunk_id)
     return chunk.text if chunk is not None else None
-
-
-def _records(qa: str | Path) -> Iterator[dict[str, Any]]:
-    try:
-        lines = Path(qa).read_text(encoding="utf-8").splitlines()
-        yield from (json.loads(line) for line in lines if line.strip())
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
 
 
 def calibrate_files(sets: Sequence[tuple[str | Path, str | Path]], *, index_root: str | Path | None = None,

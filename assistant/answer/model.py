@@ -172,14 +172,20 @@ class ReaderModel:
         tmp.replace(path)
 
 
+def logit(p: float) -> float:
+    """log(p / (1 - p)), with p kept inside (1e-6, 1 - 1e-6)."""
+    q = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(q / (1 - q))
+
+
+def sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
 def scaled(calibration: tuple[float, float], p: float) -> float:
     """`sigmoid(a logit(p) + b)` for `calibration` (a, b); `p` itself for (1, 0)."""
     a, b = calibration
-    if (a, b) == (1.0, 0.0):
-        return p
-    q = min(max(p, 1e-6), 1 - 1e-6)
-    z = a * math.log(q / (1 - q)) + b
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    return p if (a, b) == (1.0, 0.0) else sigmoid(a * logit(p) + b)
 
 
 def question_features(p: np.ndarray, x: np.ndarray, unmatched: np.ndarray, read: np.ndarray | None = None) -> np.ndarray:

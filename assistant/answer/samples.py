@@ -102,22 +102,27 @@ def indexed(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]]
                 store.close()
 
 
+def read_records(qa: str | Path) -> list[dict[str, Any]]:
+    """The records of a QA file (one JSON object a line); a ValueError naming the file when it cannot be read."""
+    import json
+
+    try:
+        return [json.loads(line) for line in Path(qa).read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
+
+
 def collect_files(sets: Sequence[tuple[str | Path, str | Path | Sequence[str | Path]]], *,
                   index_root: str | Path | None = None, embedder: Any = None,
                   model: ReaderModel | None = None, reading: str | None = None) -> list[Sample]:
     """The tune records of each (QA file, documents) pair read as `ask` reads them (`collect`), the
     documents indexed by `indexed`. `model`: the reader parameters to read with (default: the packaged
     ones); `reading`: the reading model that reads the best candidates ("packaged", a folder; None: none)."""
-    import json
-
     from ..api import Assistant
 
     samples: list[Sample] = []
     for n, (qa, store, emb) in enumerate(indexed(sets, index_root=index_root, embedder=embedder)):
-        try:
-            records = [json.loads(line) for line in Path(qa).read_text(encoding="utf-8").splitlines() if line.strip()]
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"cannot read QA file {str(qa)!r}: {exc}") from exc
+        records = read_records(qa)
         assistant = Assistant(store, emb)
         reader = Reader(emb, store=store, model=model, reading=reading)
         samples += collect(reader, partial(_search_order, assistant), records, tag=str(n))
