@@ -1115,3 +1115,25 @@ def test_a_count_of_what_the_question_counts_is_preferred(tmp_path, embedder):
     store, _ = build_index([doc.parent], tmp_path / "index", embedder=embedder)
     answer = Assistant(store, embedder).ask("How many samples does the forest covertype dataset have in total?")
     assert not answer.abstained and "581012" in answer.answer, answer.answer
+
+
+def test_a_passage_ending_with_a_label_that_restates_the_question_takes_in_its_value(embedder):
+    # A form laid out in two columns: the label of a field ("Place of birth", wrapped over two lines by the
+    # PDF) and its value on the line after it. The real model finds the label the chunk's closest line to
+    # the question, so the value is quoted too; other lines are left as they are.
+    from assistant.answer.extent import restates, with_what_follows
+    from assistant.answer.reader import Reader
+    from index import Hit
+
+    text = ("Personal information\nName Roland Haas\nDate of birth May 29th 1980\nPlace of\nbirth\nHerbolzheim\n"
+            "Nationality German")
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/cv.pdf", page=1, section="", text=text, score=1.0, owner="Roland Haas"),)
+    r = Reader(embedder).read("Where was Roland Haas born?", hits)
+    c = next(c for i, c in enumerate(r.cands) if r.text(i) == "Place of\nbirth")
+    assert restates(r, c, c.pieces[-1])
+    a, b = with_what_follows(r, c, c.start, c.end)
+    assert text[a:b] == "Place of\nbirth\nHerbolzheim"
+    value = next(c for c in r.cands if r.text(r.cands.index(c)) == "Nationality German")
+    assert not restates(r, value, value.pieces[-1])  # a value, not a label
+    dated = next(c for c in r.cands if r.text(r.cands.index(c)) == "Date of birth May 29th 1980")
+    assert with_what_follows(r, dated, dated.start, dated.end) == (dated.start, dated.end)  # holds a digit

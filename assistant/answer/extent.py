@@ -14,6 +14,8 @@ from index.lexical import STOPWORDS
 from .candidates import LIMIT, Candidate, header_like
 from .features import flat
 
+LABEL_WORDS = 5  # the most words a label line holds ("Place of birth", "PhD Students Directed")
+
 if TYPE_CHECKING:
     from .reader import Reading
 
@@ -47,12 +49,13 @@ def with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
 
 def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
     """A passage that ends with a colon ("..., you can use:", "... determines the probable cause(s) of this
-    accident to be:") announces the line after it: that line is taken in too, dropping the passage's
-    first pieces when all of it would not fit in `limit` characters."""
+    accident to be:") announces the line after it, and so does one that ends with a label restating the
+    question (`restates`: a form's "Place of birth" before the line that gives it): that line is taken in
+    too, dropping the passage's first pieces when all of it would not fit in `limit` characters."""
     text = r.hits[c.hit].text
-    if not text[start:end].rstrip().endswith(":"):
-        return start, end
     last = max(j for j in c.pieces if r.pieces[j].start < end)
+    if not text[start:end].rstrip().endswith(":") and not restates(r, c, last):
+        return start, end
     after = last + 1
     if after >= len(r.pieces) or r.pieces[after].hit != c.hit:
         return start, end
@@ -62,6 +65,20 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
         if len(flat(text[a:new_end])) <= limit:
             return a, new_end
     return start, end
+
+
+def restates(r: Reading, c: Candidate, last: int) -> bool:
+    """Does candidate `c` end with a label that restates the question: its last piece `last` is a short
+    line with no digit, colon or closing punctuation (a field's or a list's label, not a value), and of
+    its chunk's lines the closest to the question (MiniLM cosine)? Such a line names what is asked and
+    leaves the answer to the line after it."""
+    if r.closeness is None or last != c.pieces[-1]:
+        return False
+    t = r.hits[c.hit].text[r.pieces[last].start:r.pieces[last].end].strip()
+    if not header_like(t) or ":" in t or any(ch.isdigit() for ch in t) or len(t.split()) > LABEL_WORDS:
+        return False
+    close = r.closeness
+    return max((j for j, p in enumerate(r.pieces) if p.hit == c.hit), key=lambda j: float(close[j])) == last
 
 
 def short(r: Reading, i: int, limit: int) -> tuple[int, int]:

@@ -43,7 +43,7 @@ from . import Answer, Citation, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_what_follows
-from .features import NAMES, Idf, VectorCache, features, flat, focus, owner_tokens, unmatched
+from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
@@ -84,6 +84,7 @@ class Reading:
     first: np.ndarray | None = None  # (len(cands),): the candidate ranker's probability (before reading)
     rr: Reread | None = None  # what the reading model read (`reread`)
     model: ReaderModel | None = None  # the parameters that scored it (`Reader.model` or `Reader.read_model`)
+    closeness: np.ndarray | None = None  # (len(pieces),): each piece's MiniLM cosine to the question (`focus`)
 
     @property
     def read(self) -> np.ndarray | None:
@@ -183,8 +184,9 @@ class Reader:
                     located=where) if len(cands) else unread(0)
         p = model.second(first, rr.p, rr.margin)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
+        closeness = self.vectors.get([embedded(hits[pc.hit].text[pc.start:pc.end]) for pc in pieces]) @ qvec
         self.keep_vectors()
-        return Reading(question, hits, pieces, cands, x, p, u, first, rr, model)
+        return Reading(question, hits, pieces, cands, x, p, u, first, rr, model, closeness)
 
     def reads(self, hits: Sequence[Hit], who: bool) -> bool:
         """Does the reading model read this question? With `read_for` "unowned", only a fact question
