@@ -100,6 +100,12 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     open_end = "Lecturer, Sep 2019 - Present, Department of Statistics"
     a, b = detect.phrase("date", open_end) or (0, 0)
     assert open_end[a:b] == "Sep 2019 - Present"
+    # a season is part of its date, as a month is: both ends of a period of terms join
+    terms = "Teaching Assistant Spring 2021 - Spring 2023, Johns Hopkins University"
+    a, b = detect.phrase("date", terms) or (0, 0)
+    assert terms[a:b] == "Spring 2021 - Spring 2023"
+    intern = "Summer 2023 ML System Research Intern, Netflix, Los Gatos, CA."
+    assert [intern[a:b] for a, b in detect._spans("date", intern, frozenset())] == ["Summer 2023"]
     # a number written out is a number; the question words decide between it and a numeral
     foia = ("NARA responds to most FOIA requests within the statutory 20 days. However, its most complex FOIA "
             "requests can take as long as eight years before NARA can begin reviewing responsive records.")

@@ -119,7 +119,7 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
             if has_year(s) and i >= 0:
                 out.append((i, i + len(s.strip())))
                 at = i + len(s)
-        return _ranges(text, out or [(m.start(), m.end()) for m in _YEAR.finditer(text)])
+        return _ranges(text, [_with_season(text, a, b) for a, b in out or [(m.start(), m.end()) for m in _YEAR.finditer(text)]])
     if kind == "number":
         enum = _enumerators(text)
         digits = [(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.start() not in enum]
@@ -135,6 +135,16 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
 # what joins the two ends of a period ("August 2006–October 2010", "2019 to 2021"); the open end of one
 # that has not ended ("Sep 2019 - present") is `present.OPEN_END`
 _RANGE_JOIN = re.compile(r"\s*(?:[-‐‑‒–—]|to|until|till|through|thru)\s*", re.IGNORECASE)
+
+
+# the seasons, a closed class of English as the months are: "Summer 2023", "Fall 2020 - Spring 2022"
+_SEASON_BEFORE = re.compile(r"\b(?:spring|summer|fall|autumn|winter)[ \t]+$", re.IGNORECASE)
+
+
+def _with_season(text: str, a: int, b: int) -> tuple[int, int]:
+    """The date span text[a:b] with the season written right before it ("Summer 2023", not "2023")."""
+    m = _SEASON_BEFORE.search(text, max(0, a - 10), a)
+    return (m.start(), b) if m else (a, b)
 
 
 def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
