@@ -106,6 +106,12 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert terms[a:b] == "Spring 2021 - Spring 2023"
     intern = "Summer 2023 ML System Research Intern, Netflix, Los Gatos, CA."
     assert [intern[a:b] for a, b in detect._spans("date", intern, frozenset())] == ["Summer 2023"]
+    # the date parser passes over "December 2023" before "| Zurich": the year and its month are found anyway;
+    # the function words it takes in at a date's ends go ("on 4 May 1980 in" is "4 May 1980")
+    phd = "ETH Zurich Ph.D. in Computer Science\nFebruary 2020 \u2013 December 2023 | Zurich, Switzerland"
+    assert [phd[a:b] for a, b in detect._spans("date", phd, frozenset())] == ["February 2020 \u2013 December 2023"]
+    born = "He was born on 4 May 1980 in Paris."
+    assert [born[a:b] for a, b in detect._spans("date", born, frozenset())] == ["4 May 1980"]
     # a number written out is a number; the question words decide between it and a numeral
     foia = ("NARA responds to most FOIA requests within the statutory 20 days. However, its most complex FOIA "
             "requests can take as long as eight years before NARA can begin reviewing responsive records.")

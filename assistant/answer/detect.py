@@ -13,6 +13,7 @@ import calendar
 import re
 from collections.abc import Callable
 
+from index.lexical import STOPWORDS
 from ingest.addresses import shapes
 
 from .addresses import SHAPED
@@ -117,9 +118,11 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
         for s, _ in found:
             i = text.find(s, at)
             if has_year(s) and i >= 0:
-                out.append((i, i + len(s.strip())))
+                out.append(_trimmed(text, i, i + len(s.strip())))
                 at = i + len(s)
-        return _ranges(text, [_with_season(text, a, b) for a, b in out or [(m.start(), m.end()) for m in _YEAR.finditer(text)]])
+        # a year the date parser passed over ("December 2023" before "| Zurich") is a date too
+        out += [(m.start(), m.end()) for m in _YEAR.finditer(text) if not any(a <= m.start() < b for a, b in out)]
+        return _ranges(text, [_with_season(text, a, b) for a, b in sorted(out)])
     if kind == "number":
         enum = _enumerators(text)
         digits = [(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.start() not in enum]
@@ -137,14 +140,28 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
 _RANGE_JOIN = re.compile(r"\s*(?:[-‐‑‒–—]|to|until|till|through|thru)\s*", re.IGNORECASE)
 
 
-# the seasons, a closed class of English as the months are: "Summer 2023", "Fall 2020 - Spring 2022"
-_SEASON_BEFORE = re.compile(r"\b(?:spring|summer|fall|autumn|winter)[ \t]+$", re.IGNORECASE)
+# the word before a year that is part of its date: a month, or a season (a closed class of English as the
+# months are): "December 2023", "Summer 2023", "Fall 2020 - Spring 2022"
+_MONTH_BEFORE = re.compile(r"\b([^\W\d_]+)\.?,?[ \t]+$")
+_SEASONS = frozenset(["spring", "summer", "fall", "autumn", "winter"])
+
+
+_EDGE_WORD = re.compile(r"^([^\W\d_]+)\s+|\s+([^\W\d_]+)$")
+
+
+def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
+    """text[a:b] without the function words the date parser takes in at its ends ("on 4 May 1980 in" ->
+    "4 May 1980"); a month's name stays ("May")."""
+    while (m := _EDGE_WORD.search(text[a:b])) and (w := (m.group(1) or m.group(2))).casefold() in STOPWORDS \
+            and w.casefold() not in MONTHS:
+        a, b = (a + m.end(), b) if m.group(1) else (a, a + m.start())
+    return a, b
 
 
 def _with_season(text: str, a: int, b: int) -> tuple[int, int]:
-    """The date span text[a:b] with the season written right before it ("Summer 2023", not "2023")."""
-    m = _SEASON_BEFORE.search(text, max(0, a - 10), a)
-    return (m.start(), b) if m else (a, b)
+    """The date span text[a:b] with the month or season written right before it ("Summer 2023", not "2023")."""
+    m = _MONTH_BEFORE.search(text, max(0, a - 12), a)
+    return (m.start(), b) if m and m.group(1).casefold() in _SEASONS | MONTHS else (a, b)
 
 
 def _ranges(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
