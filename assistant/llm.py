@@ -21,10 +21,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from index import Hit
+from index.lemmas import lemmas
+from index.lexical import STOPWORDS
+from ingest.addresses import shapes
 
 from .answer import Answer, Citation, citation_from_hit
-from .evidence import units
-from .question import STOPWORDS, keys_of
+from .answer.segments import pieces
 
 SUPPORT_SHARE = 0.5  # share of a sentence's content words its cited passages must contain
 ABSTAIN_PREFIX = "Your documents don't say"
@@ -92,6 +94,23 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+# a passage holding an address or a phone number supports a sentence's word for it ("His email is ...")
+_PHONE = re.compile(r"(?:\+\d{1,3}[\s)]*)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
+_NAMED_BY = {"email": ("email", "e-mail", "mail"), "url": ("website", "homepage", "url", "link")}
+
+
+def keys_of(text: str) -> set[str]:
+    """The words of `text` to compare a sentence with its passages by: their lemmas (`index.lemmas`: "worked"
+    meets "work", "Ph.D." meets "PhD"), and "email", "website" or "phone" for a text holding one."""
+    keys = set(lemmas(text))
+    for kind, words in _NAMED_BY.items():
+        if shapes(kind, text):
+            keys.update(words)
+    if _PHONE.search(text):
+        keys.update(("phone", "telephone"))
+    return keys
+
+
 def content_words(text: str) -> set[str]:
     return {k for k in keys_of(_MARK.sub(" ", text)) if k not in STOPWORDS and len(k) > 2}
 
@@ -120,10 +139,10 @@ def _best_line(hit: Hit, words: set[str], hit_index: int) -> tuple[int, int]:
     words = words - keys_of(f"{hit.owner or ''} {hit.title}")
     best = (hit_index, 0, len(hit.text))
     best_score = -1.0
-    for u in units(hit.text, hit_index):
-        score = len(words & keys_of(hit.text[u.start : u.end]))
+    for a, b, _ in pieces(hit.text):
+        score = len(words & keys_of(hit.text[a:b]))
         if score > best_score:
-            best_score, best = score, (hit_index, u.start, u.end)
+            best_score, best = score, (hit_index, a, b)
     return best[1], best[2]
 
 

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 from index import Store
 from ingest.names import names_match
 
-from .question import Question
-
 # Chunks searched inside the documents of a person the question names. realdocs tune/heldout and
 # seed_dev answers were the same at 10, 12, 16 and 24 (again at 10 and 12 with the fitted reader);
 # each chunk read adds its lines to embed, so the first ("cold") ask's p95 over all 190 realdocs
@@ -79,6 +77,3 @@ class People:
         matches = [p for p in self.all() if p.owner_known and names_match(name, p.name)]
         return matches[0] if len(matches) == 1 else None
 
-    def named(self, q: Question) -> list[Person]:
-        wanted = set(q.persons)
-        return [p for p in self.all() if p.name in wanted]

@@ -6,8 +6,8 @@
 Prints, over the answerable non-"who" questions: resolution recall (the resolved documents hold
 every listed document), wrong scopes (resolved, but a listed document is outside the scope),
 unscoped; over the unanswerable ones how many were scoped; and retrieval R@1 / R@4 of the hits the
-answer path gets, with the scope (resolve + scoped_retrieve) and without it (people.retrieve, the
-previous path). `--quiet` prints aggregates only (use it for heldout: never read heldout items).
+answer path gets, with the scope (resolve + scoped_retrieve) and without it (the plain search over every
+document). `--quiet` prints aggregates only (use it for heldout: never read heldout items).
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from assistant import Assistant  # noqa: E402
+from assistant.answer.asks import asks_who  # noqa: E402
 from assistant.answer.resolve import resolve, scoped_retrieve  # noqa: E402
 from assistant.api import build_index  # noqa: E402
-from assistant.people import retrieve  # noqa: E402
-from assistant.question import analyze  # noqa: E402
 from index.evaluate import load_qa, qa_metrics, qa_results  # noqa: E402
 
 REALDOCS = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "realdocs"
@@ -45,12 +44,11 @@ def main() -> None:
         build_index([args.docs], args.index)[0].close()
     a = Assistant.open(args.index)
     items = [i for i in load_qa(args.qa) if i.raw.get("split", args.split) == args.split]
-    names = a.people.names()
-    # question types by id, as the realdocs README lists them ("who": d084-d110); other QA files: analyze()
+    # question types by id, as the realdocs README lists them ("who": d084-d110); other QA files: as the reader reads them
     def is_who(i) -> bool:
         if "realdocs" in args.qa and i.id[:1] == "d" and i.id[1:].isdigit():
             return 84 <= int(i.id[1:]) <= 110
-        return analyze(i.question, names).kind == "people"
+        return asks_who(i.question) and not a.people.find(i.question)
 
     fact = [i for i in items if i.docs and not is_who(i)]
     who = [i for i in items if i.docs and i not in fact]
@@ -77,15 +75,15 @@ def main() -> None:
             print("  UNSCOPED", i.id, i.question)
 
     k = a.settings.k
-    old = qa_metrics(qa_results(lambda q: retrieve(a.searcher, a.people, analyze(q, names), k), fact))
+    old = qa_metrics(qa_results(lambda q: a.searcher.search(q, k), fact))
     new = qa_metrics(qa_results(lambda q: scoped_retrieve(a.searcher, a.people, resolve(q, a.people, a.store), q, k,
                                                           who=False)[0], fact))
-    print(f"fact questions, previous path (people.retrieve): R@1 {old['recall@1']:.3f} R@4 {old['recall@4']:.3f}"
+    print(f"fact questions, the plain search:                R@1 {old['recall@1']:.3f} R@4 {old['recall@4']:.3f}"
           f" R@10 {old['recall@10']:.3f}")
     print(f"fact questions, resolve + scoped_retrieve:       R@1 {new['recall@1']:.3f} R@4 {new['recall@4']:.3f}"
           f" R@10 {new['recall@10']:.3f}")
     print(json.dumps({"split": args.split, "recall": right / len(fact), "wrong": len(wrong), "unscoped": len(unscoped),
-                      "old": old, "new": new}))
+                      "plain": old, "scoped": new}))
 
 
 if __name__ == "__main__":

@@ -77,6 +77,17 @@ def test_list_questions_search_every_person_as_the_reader_reads_them(seed_assist
         assert not asks.is_list(q, False), q
     assert asks.is_list("Which accident reports involve Piper airplanes?", False)
     assert asks.is_list("Which CV owners studied in Texas?", False)
+    # people asked about by an indefinite pronoun or a listing imperative are every matching person too, and
+    # searched the same way; a yes/no question about a thing or about people in a report is not
+    for q in ("Is there anyone who has worked on GPUs?", "Does anybody have a PhD?", "Are there any people from Texas?",
+              "List all people who studied in Texas.", "Find researchers who work on compilers."):
+        assert asks.asks_who(q), q
+        res = resolve(q, a.people, a.store)
+        hits, note = scoped_retrieve(a.searcher, a.people, res, q, 5, per_person=2)
+        assert note == "" and {p.name for p in people} <= {h.owner for h in hits if h.owner}, q
+    for q in ("Is there any evidence of icing?", "Did people die in the crash?", "Were any persons injured?",
+              "Show me the paper on sketching", "Find the email of the lab"):
+        assert not asks.asks_who(q), q
 
 
 @pytest.mark.slow

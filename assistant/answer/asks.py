@@ -3,7 +3,7 @@
 "whose" -> person, "where" -> place or organisation, and the noun a "what" question asks for when it
 names a kind with a written shape of its own, "What is Jane Roe's email?" -> email; `addresses.SHAPED`),
 the noun it names as its answer's type (`type_word`), and whether it asks for one person or every match
-(`asks_one`, `asks_who`, `is_list`). Where a text holds such a thing is `detect`'s. No domain words.
+(`asks_one`, `asks_who`, `is_list`, `asks_anyone`). Where a text holds such a thing is `detect`'s. No domain words.
 """
 
 from __future__ import annotations
@@ -150,10 +150,37 @@ def asks_one(question: str) -> bool:
     return words[:1] in (["who"], ["whom"]) and words[1:2] in (["is"], ["was"]) and words[2:3] in (["the"], ["a"], ["an"])
 
 
-def asks_who(question: str, people_kind: bool) -> bool:
+def asks_who(question: str) -> bool:
     """The one test the search and the reader share: does a question that names nobody ask for every
-    matching person? `people_kind` is `question.analyze`'s verdict ("Is there anyone who ...")."""
-    return (people_kind or is_list(question, False)) and not asks_one(question)
+    matching person ("Who has ...?", "Which researchers ...?", "Is there anyone who ...?")?"""
+    return (is_list(question, False) or asks_anyone(question)) and not asks_one(question)
+
+
+# English's indefinite pronouns for people, and the imperatives that ask for a list
+_ANYONE = frozenset(["anyone", "anybody", "everyone", "everybody", "someone", "somebody", "people", "persons"])
+_LISTING = frozenset(["list", "name", "find", "show", "give"])
+
+
+def asks_anyone(question: str) -> bool:
+    """Does `question` ask about people by an indefinite pronoun or a listing imperative: "Is there anyone
+    who ...?", "Does anybody ...?", "Has anyone ...?", "List all people who ...", "Find researchers who ...",
+    "Name the people with ..."? Syntax only: an auxiliary opening the question and a pronoun for people
+    right after it ("Does anybody ...?") or after "there" ("Are there any people ...?"), or an imperative opening it followed (past a determiner) by such a pronoun
+    or a plural noun."""
+    from index.lemmas import lemma
+
+    words = [w.lower() for w in TOKENS.findall(question)]
+    if not words:
+        return False
+    if words[0] in AUX:
+        if words[1:2] == ["there"]:  # "Is there anyone ...?", "Are there any people ...?"
+            return bool(_ANYONE & set(w for w in words[2:4] if w != "any"))
+        return bool(_ANYONE & set(words[1:2])) and words[1] not in ("people", "persons")
+    if words[0] in _LISTING:
+        rest = [w for w in words[1:4] if w not in _DETERMINERS and w not in ("me", "us")]
+        x = rest[0] if rest else ""
+        return x in _ANYONE or (len(x) > 3 and x.endswith("s") and not x.endswith("ss") and lemma(x) != x)
+    return False
 
 
 def is_list(question: str, names_someone: bool) -> bool:

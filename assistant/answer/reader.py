@@ -38,7 +38,6 @@ from index.lemmas import lemma
 from index.reading import ReadingModel, reading_model
 
 from ..people import Person, group_people
-from ..question import analyze
 from . import Answer, Citation, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
@@ -215,12 +214,11 @@ class Reader:
         """Is it a "who" question, the hits to read (a few per document for "who"), and the people."""
         people = people_of_hits(hits)
         owners = [p.name for p in people if p.owner_known]
-        q = analyze(question, owners)
         # a question naming someone (by the resolver's alias rules, as its search was scoped) asks about them
         aliases = stored_aliases(self.store) if self.store is not None else None
-        named = bool(q.persons) or bool(people_named(question, owners, aliases)) or (
+        named = bool(people_named(question, owners, aliases)) or (
             self.store is not None and (names_one_title(question, self.store) or names_unowned(question, self.store)))
-        is_who = not named and asks.asks_who(question, q.kind == "people")
+        is_who = not named and asks.asks_who(question)
         return is_who, (top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
 
     def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:

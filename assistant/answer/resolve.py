@@ -61,7 +61,6 @@ from ingest.addresses import shapes
 from ingest.names import names_match, split_name
 
 from ..people import PERSON_K
-from ..question import analyze
 from . import asks, detect, present
 from .titles import MAX_NAMED, document_count, titles_named
 
@@ -416,7 +415,7 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     """
     if who is None:
         who = (not resolution.persons and not resolution.one_document
-               and asks.asks_who(question, analyze(question, people.names()).kind == "people")
+               and asks.asks_who(question)
                and not names_unowned(question, searcher.store))
     if who:
         order = list(people.all())
