@@ -165,8 +165,8 @@ def asks_anyone(question: str) -> bool:
     """Does `question` ask about people by an indefinite pronoun or a listing imperative: "Is there anyone
     who ...?", "Does anybody ...?", "Has anyone ...?", "List all people who ...", "Find researchers who ...",
     "Name the people with ..."? Syntax only: an auxiliary opening the question and a pronoun for people
-    right after it ("Does anybody ...?") or after "there" ("Are there any people ...?"), or an imperative opening it followed (past a determiner) by such a pronoun
-    or a plural noun."""
+    right after it ("Does anybody ...?") or after "there" ("Are there any people ...?"), or an imperative
+    opening it followed (past a determiner) by such a pronoun or a plural noun."""
     from index.lemmas import lemma
 
     words = [w.lower() for w in TOKENS.findall(question)]

@@ -144,9 +144,7 @@ _RANGE_JOIN = re.compile(r"\s*(?:[-‐‑‒–—]|to|until|till|through|thru)\
 # months are): "December 2023", "Summer 2023", "Fall 2020 - Spring 2022"
 _MONTH_BEFORE = re.compile(r"\b([^\W\d_]+)\.?,?[ \t]+$")
 _SEASONS = frozenset(["spring", "summer", "fall", "autumn", "winter"])
-
-
-_EDGE_WORD = re.compile(r"^([^\W\d_]+)\s+|\s+([^\W\d_]+)$")
+_EDGE_WORD = re.compile(r"^([^\W\d_]+)\s+|\s+([^\W\d_]+)$")  # a date span's first or last word
 
 
 def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
