@@ -1149,3 +1149,27 @@ def test_a_passage_ending_with_a_label_that_restates_the_question_takes_in_its_v
     assert not restates(r, value, value.pieces[-1])  # a value, not a label
     dated = next(c for c in r.cands if r.text(r.cands.index(c)) == "Date of birth May 29th 1980")
     assert with_what_follows(r, dated, dated.start, dated.end) == (dated.start, dated.end)  # holds a digit
+
+
+def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
+    from assistant.answer.candidates import candidates, pieces_of
+    from assistant.answer.extent import with_list
+    from assistant.answer.reader import Reading
+    from index import Hit
+
+    text = ("Assistant Professor, University of North Florida 2020 - present\nCourses taught include:\n"
+            "- Sampling (Graduate)\n- Statistical Quality Control (Graduate)\n- Probability (Undergraduate)\n"
+            "Service\nReviewer for three journals")
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/cv.docx", page=1, section="", text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+
+    def reading(question: str) -> Reading:
+        return Reading(question, hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
+                       np.zeros(len(cands)))
+
+    c = next(c for c in cands if text[c.start:c.end].endswith("- Sampling (Graduate)") and len(c.pieces) == 2)
+    end = with_list(reading("Which graduate courses does Tyler teach?"), c, c.start, c.end)
+    assert text[c.start:end].endswith("- Probability (Undergraduate)")  # the list's items, not the next section
+    assert with_list(reading("What does Tyler teach first?"), c, c.start, c.end) == c.end  # one thing asked
+    assert with_list(reading("Which graduate courses does Tyler teach?"), c, c.start, c.end, limit=80) == c.end

@@ -1,6 +1,6 @@
 """How much of a passage an answer quotes (step 6 of the answer path): a fact answer's passage with
-the entry body its header lines announce (`with_body`) or the line its closing colon announces
-(`with_what_follows`); a "who" line's piece that shares most words with the question, cut to fit
+the entry body its header lines announce (`with_body`), the line its closing colon or label announces
+(`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`); a "who" line's piece that shares most words with the question, cut to fit
 (`short`, `window`); the phrase the reading model's span head points at (`read_span`).
 """
 
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from index.lexical import STOPWORDS
 
-from .candidates import LIMIT, Candidate, header_like
+from . import asks
+from .candidates import BULLETS, LIMIT, Candidate, header_like
 from .features import flat
 
 LABEL_WORDS = 5  # the most words a label line holds ("Place of birth", "PhD Students Directed")
@@ -65,6 +66,30 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
         if len(flat(text[a:new_end])) <= limit:
             return a, new_end
     return start, end
+
+
+def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> int:
+    """Where an answer to a question asking for several things ("Which graduate courses does she teach?",
+    `asks.is_list`) ends: a passage ending inside a list (its last line an item: a bullet) goes on over
+    the list's next items, as many as fit in `limit` characters. Other passages end where they end."""
+    if not asks.is_list(r.question, False):
+        return end
+    text = r.hits[c.hit].text
+    last = max(j for j in c.pieces if r.pieces[j].start < end)
+    if not _item(text[r.pieces[last].start:r.pieces[last].end]):
+        return end
+    for j in range(last + 1, len(r.pieces)):
+        p = r.pieces[j]
+        if p.hit != c.hit or not _item(text[p.start:p.end]) or len(flat(text[start:p.end])) > limit:
+            break
+        end = p.end
+    return end
+
+
+def _item(line: str) -> bool:
+    """Is `line` an item of a list: it opens with a bullet or a dash ("- Sampling", "• Chins")?"""
+    t = line.lstrip()
+    return bool(t) and t[0] in BULLETS and t[0] not in "#>"
 
 
 def restates(r: Reading, c: Candidate, last: int) -> bool:

@@ -41,7 +41,7 @@ from ..people import Person, group_people
 from . import Answer, Citation, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
-from .extent import read_span, short, with_body, with_what_follows
+from .extent import read_span, short, with_body, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
@@ -280,6 +280,7 @@ class Reader:
         hit = r.hits[c.hit]
         end = c.end if kind else with_body(r, c)
         start, end = with_what_follows(r, c, c.start, end)
+        end = with_list(r, c, start, end)
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
