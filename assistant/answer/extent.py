@@ -1,7 +1,8 @@
 """How much of a passage an answer quotes (step 6 of the answer path): a fact answer's passage with
 the entry body its header lines announce (`with_body`), the line its closing colon or label announces
-(`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`); a "who" line's piece that shares most words with the question, cut to fit
-(`short`, `window`); the phrase the reading model's span head points at (`read_span`).
+(`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`);
+a "who" line's piece that shares most words with the question, cut to fit (`short`, `window`); the phrase
+the reading model's span head points at (`read_span`).
 """
 
 from __future__ import annotations
