@@ -1168,8 +1168,15 @@ def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
         return Reading(question, hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
                        np.zeros(len(cands)))
 
+    # the passage announces the list ("... include:"): its items follow, whatever the question asks
     c = next(c for c in cands if text[c.start:c.end].endswith("- Sampling (Graduate)") and len(c.pieces) == 2)
-    end = with_list(reading("Which graduate courses does Tyler teach?"), c, c.start, c.end)
-    assert text[c.start:end].endswith("- Probability (Undergraduate)")  # the list's items, not the next section
-    assert with_list(reading("What does Tyler teach first?"), c, c.start, c.end) == c.end  # one thing asked
-    assert with_list(reading("Which graduate courses does Tyler teach?"), c, c.start, c.end, limit=80) == c.end
+    for question in ("Which graduate courses does Tyler teach?", "What does Tyler teach?"):
+        a, b = with_list(reading(question), c, c.start, c.end)
+        assert text[a:b].endswith("- Probability (Undergraduate)"), question  # the list's items, not the next section
+    # too long with the line announcing it: the first item alone, as it was
+    assert with_list(reading("Which graduate courses does Tyler teach?"), c, c.start, c.end, limit=50) == (c.start, c.end)
+    # a list item quoted without the line announcing it: taken on only when the question asks for several things
+    item = next(c for c in cands if text[c.start:c.end] == "- Sampling (Graduate)")
+    a, b = with_list(reading("Which graduate courses does Tyler teach?"), item, item.start, item.end)
+    assert text[a:b] == "- Sampling (Graduate)\n- Statistical Quality Control (Graduate)\n- Probability (Undergraduate)"
+    assert with_list(reading("What is Tyler's first course?"), item, item.start, item.end) == (item.start, item.end)

@@ -53,7 +53,8 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
     """A passage that ends with a colon ("..., you can use:", "... determines the probable cause(s) of this
     accident to be:") announces the line after it, and so does one that ends with a label restating the
     question (`restates`: a form's "Place of birth" before the line that gives it): that line is taken in
-    too, dropping the passage's first pieces when all of it would not fit in `limit` characters."""
+    too (a list's first item with the items after it: "The two species are:" and both species), dropping
+    the passage's first pieces when all of it would not fit in `limit` characters."""
     text = r.hits[c.hit].text
     last = max(j for j in c.pieces if r.pieces[j].start < end)
     if not text[start:end].rstrip().endswith(":") and not restates(r, c, last):
@@ -62,6 +63,11 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
     if after >= len(r.pieces) or r.pieces[after].hit != c.hit:
         return start, end
     new_end = r.pieces[after].end
+    if _item(text[r.pieces[after].start:new_end]):
+        for p in r.pieces[after + 1:]:
+            if p.hit != c.hit or not _in_list(text[p.start:p.end]) or len(flat(text[r.pieces[last].start:p.end])) > limit:
+                break
+            new_end = p.end
     for j in c.pieces:  # the earliest start that still fits
         a = max(start, r.pieces[j].start)
         if len(flat(text[a:new_end])) <= limit:
@@ -69,28 +75,43 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
     return start, end
 
 
-def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> int:
-    """Where an answer to a question asking for several things ("Which graduate courses does she teach?",
-    `asks.is_list`) ends: a passage ending inside a list (its last line an item: a bullet) goes on over
-    the list's next items, as many as fit in `limit` characters. Other passages end where they end."""
-    if not asks.is_list(r.question, False):
-        return end
+def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
+    """Where an answer ending inside a list (its last line an item: a bullet) starts and ends, when the list
+    is what is asked for: the question asks for several things ("Which graduate courses does she teach?",
+    `asks.is_list`) or the passage itself announces the list ("The two species are:"). It goes on over the
+    list's next items, as many as fit in `limit` characters beside the line that announces them (or the
+    list's first item), dropping the passage's first lines when all of it would not fit."""
     text = r.hits[c.hit].text
-    last = max(j for j in c.pieces if r.pieces[j].start < end)
-    if not _item(text[r.pieces[last].start:r.pieces[last].end]):
-        return end
-    for j in range(last + 1, len(r.pieces)):
-        p = r.pieces[j]
-        if p.hit != c.hit or not _item(text[p.start:p.end]) or len(flat(text[start:p.end])) > limit:
+    quoted = [j for j, p in enumerate(r.pieces) if p.hit == c.hit and start <= p.start < end]
+    if not quoted or not _item(text[r.pieces[quoted[-1]].start:r.pieces[quoted[-1]].end]):
+        return start, end
+    colons = [j for j in quoted[:-1] if text[r.pieces[j].start:r.pieces[j].end].rstrip().endswith(":")]
+    if not colons and not asks.is_list(r.question, False):
+        return start, end
+    first = colons[-1] if colons else next(j for j in quoted if _item(text[r.pieces[j].start:r.pieces[j].end]))
+    floor = max(start, r.pieces[first].start)
+    new_end = end
+    for p in r.pieces[quoted[-1] + 1:]:
+        if p.hit != c.hit or not _in_list(text[p.start:p.end]) or len(flat(text[floor:p.end])) > limit:
             break
-        end = p.end
-    return end
+        new_end = p.end
+    for j in quoted:  # the earliest start that still fits
+        a = max(start, r.pieces[j].start)
+        if len(flat(text[a:new_end])) <= limit:
+            return a, new_end
+    return start, end
 
 
 def _item(line: str) -> bool:
     """Is `line` an item of a list: it opens with a bullet or a dash ("- Sampling", "• Chins")?"""
     t = line.lstrip()
     return bool(t) and t[0] in BULLETS and t[0] not in "#>"
+
+
+def _in_list(line: str) -> bool:
+    """Does `line` go on with a list: an item, or the rest of one the layout wrapped (it opens in lower case:
+    "the Brown-throated Sloth.")?"""
+    return _item(line) or line.lstrip()[:1].islower()
 
 
 def restates(r: Reading, c: Candidate, last: int) -> bool:

@@ -280,7 +280,7 @@ class Reader:
         hit = r.hits[c.hit]
         end = c.end if kind else with_body(r, c)
         start, end = with_what_follows(r, c, c.start, end)
-        end = with_list(r, c, start, end)
+        start, end = with_list(r, c, start, end)
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
