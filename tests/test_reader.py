@@ -1180,3 +1180,15 @@ def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
     a, b = with_list(reading("Which graduate courses does Tyler teach?"), item, item.start, item.end)
     assert text[a:b] == "- Sampling (Graduate)\n- Statistical Quality Control (Graduate)\n- Probability (Undergraduate)"
     assert with_list(reading("What is Tyler's first course?"), item, item.start, item.end) == (item.start, item.end)
+    # an item wrapped by the layout goes on: in lower case, or after the item's own colon
+    wrapped = ("three exercise and three physiological variables:\n\n- *physiological* - 3 variables:\n"
+               "Weight, Waist and Pulse.\n- *exercise* - 3 exercise variables:\nChins, Situps and Jumps.\n\nReferences")
+    whits = (Hit(rank=1, chunk_id=2, doc="/d/linnerud.rst", page=None, section="", text=wrapped, score=1.0),)
+    wpieces = pieces_of(whits)
+    wcands = candidates(whits, wpieces)
+    r = Reading("Which exercise variables are recorded?", whits, tuple(wpieces), tuple(wcands),
+                np.zeros((len(wcands), 1)), np.zeros(len(wcands)), np.zeros(len(wcands)))
+    first = next(c for c in wcands if wrapped[c.start:c.end].endswith("- *physiological* - 3 variables:")
+                 and len(c.pieces) == 2)
+    a, b = with_list(r, first, first.start, first.end)
+    assert wrapped[a:b].endswith("Chins, Situps and Jumps.")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from index.lexical import STOPWORDS
 
 from . import asks
-from .candidates import BULLETS, LIMIT, Candidate, header_like
+from .candidates import BULLETS, LIMIT, Candidate, Piece, header_like
 from .features import flat
 
 LABEL_WORDS = 5  # the most words a label line holds ("Place of birth", "PhD Students Directed")
@@ -65,7 +65,7 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
     new_end = r.pieces[after].end
     if _item(text[r.pieces[after].start:new_end]):
         for p in r.pieces[after + 1:]:
-            if p.hit != c.hit or not _in_list(text[p.start:p.end]) or len(flat(text[r.pieces[last].start:p.end])) > limit:
+            if p.hit != c.hit or not _in_list(text, new_end, p) or len(flat(text[r.pieces[last].start:p.end])) > limit:
                 break
             new_end = p.end
     for j in c.pieces:  # the earliest start that still fits
@@ -92,7 +92,7 @@ def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT
     floor = max(start, r.pieces[first].start)
     new_end = end
     for p in r.pieces[quoted[-1] + 1:]:
-        if p.hit != c.hit or not _in_list(text[p.start:p.end]) or len(flat(text[floor:p.end])) > limit:
+        if p.hit != c.hit or not _in_list(text, new_end, p) or len(flat(text[floor:p.end])) > limit:
             break
         new_end = p.end
     for j in quoted:  # the earliest start that still fits
@@ -108,10 +108,12 @@ def _item(line: str) -> bool:
     return bool(t) and t[0] in BULLETS and t[0] not in "#>"
 
 
-def _in_list(line: str) -> bool:
-    """Does `line` go on with a list: an item, or the rest of one the layout wrapped (it opens in lower case:
-    "the Brown-throated Sloth.")?"""
-    return _item(line) or line.lstrip()[:1].islower()
+def _in_list(text: str, before: int, p: Piece) -> bool:
+    """Does the line `p` of `text` go on with the list quoted up to `before`: an item, or the rest of one the
+    layout wrapped (it opens in lower case, "the Brown-throated Sloth.", or the item ends with a colon, "3
+    exercise variables:" before "Chins, Situps and Jumps.")?"""
+    line = text[p.start:p.end]
+    return _item(line) or line.lstrip()[:1].islower() or text[:before].rstrip().endswith(":")
 
 
 def restates(r: Reading, c: Candidate, last: int) -> bool:
