@@ -1192,3 +1192,35 @@ def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
                  and len(c.pieces) == 2)
     a, b = with_list(r, first, first.start, first.end)
     assert wrapped[a:b].endswith("Chins, Situps and Jumps.")
+
+
+def test_the_span_heads_phrase_is_whole_words_within_a_sentence_and_of_the_kind_asked():
+    from assistant.answer import detect
+    from assistant.answer.candidates import candidates, pieces_of
+    from assistant.answer.extent import read_span
+    from assistant.answer.reader import Reading
+    from assistant.answer.reread import Reread
+    from index import Hit
+
+    text = "NARA holds more than one petabyte of records. While on final approach, the airplane hit trees."
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/plan.pdf", page=1, section="", text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    i = next(k for k, c in enumerate(cands) if text[c.start:c.end] == text)
+
+    def read(a: int, b: int) -> tuple[int, int] | None:
+        spans = tuple((a, b) if k == i else (-1, -1) for k in range(len(cands)))
+        rr = Reread(np.full(len(cands), 0.9, np.float32), np.full(len(cands), 2.0, np.float32), spans)
+        r = Reading("q", hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
+                    np.zeros(len(cands)), rr=rr)
+        return read_span(r, i, cands[i].start, cands[i].end)
+
+    a = text.index("one petaby")
+    span = read(a, a + len("one petaby"))  # the model's word pieces end inside "petabyte"
+    assert span is not None and text[span[0]:span[1]] == "one petabyte"
+    assert read(text.index("petabyte"), text.index("While on") + 8) is None  # runs over a sentence's end
+    # a number phrase for "How long ...?" needs its unit; other kinds are not judged
+    assert not detect.fits("number", "age 85", "How long was the private airstrip?")
+    assert detect.fits("number", "1,500-foot", "How long was the private airstrip?")
+    assert detect.fits("number", "age 85", "How old was the pilot?")
+    assert detect.fits("place", "AT&T Laboratories Cambridge", "Where were the images taken?")

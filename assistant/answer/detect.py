@@ -291,6 +291,19 @@ _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECAS
 _MEASURE = frozenset(["long", "far", "high", "tall", "large", "big", "deep", "wide", "heavy", "fast"])
 
 
+def fits(kind: str, phrase: str, question: str) -> bool:
+    """Does `phrase` (another reader's answer phrase) fit a question asking for a number: it holds one, written
+    in figures or words, and for "How long/far/high ...?" with its unit ("1,500-foot", not "age 85")? Phrases
+    of other kinds are not checked: a name or a date alone is too short for `entities` and `holds` to judge."""
+    if kind != "number":
+        return True
+    if not _spans("number", phrase, frozenset()):
+        return False
+    words = [w.lower() for w in TOKENS.findall(question)]
+    asks_measure = any(w == "how" and nxt in _MEASURE for w, nxt in zip(words, words[1:], strict=False))
+    return not asks_measure or _measures(phrase, question)
+
+
 def _measures(phrase: str, question: str) -> bool:
     """Does a number phrase measure what the question asks about? "How many (total flight) hours
     ...?" asks for a count of hours ("2,319 hours", not "12 months"); "How long ...?" for a quantity

@@ -24,13 +24,25 @@ if TYPE_CHECKING:
 
 def read_span(r: Reading, i: int, start: int, end: int) -> tuple[int, int] | None:
     """The answer phrase the reading model's span head points at in candidate `i`, as offsets into the
-    quote text[start:end], when it rates the phrase above "no answer" (margin > 0); else None."""
+    quote text[start:end], when it rates the phrase above "no answer" (margin > 0); else None. The phrase is
+    widened to whole words (the model points at word pieces: "one petaby" is "one petabyte"), and one that
+    runs over the end of a sentence is no phrase."""
     if r.rr is None or not (r.rr.margin[i] > 0):
         return None
     a, b = r.rr.span[i]
     if not (start <= a < b <= end):
         return None
+    text = r.hits[r.cands[i].hit].text
+    while a > start and text[a - 1].isalnum():
+        a -= 1
+    while b < end and text[b].isalnum():
+        b += 1
+    if _SENTENCE_END.search(text, a, b):
+        return None
     return a - start, b - start
+
+
+_SENTENCE_END = re.compile(r"[a-z]{2}[.!?]\s+[A-Z]")  # "... his private airstrip. While on ..."
 
 
 def with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:

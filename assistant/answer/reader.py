@@ -292,6 +292,8 @@ class Reader:
                                     "or how much", sure)
         cite = citation_from_hit(1, hit, start, end, score=p)
         span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
+        if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
+            span = None  # "age 85" for "How long was the airstrip?": not the kind of thing asked for
         if span is None and kind:
             idf = self.idf(r.hits)
             owner = owner_tokens(hit.owner)
