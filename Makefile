@@ -64,8 +64,12 @@ lint: install-test  ## ruff and mypy
 train-reading: install  ## train the reading model into index/models/reading (about 1 h 20 min on 2 cores; data: ../shared/train/reader)
 	$(BIN)/python -m training.train --data ../shared/train/reader
 
+# the speed and memory benchmarks, which run with their defaults; the quality scripts in bench/ (lexical, loco,
+# resolve) take the indexes they compare, and wiki.py writes documents (see docs/benchmarks.md)
+BENCHES = ingest incremental scale answers first_answer answerability table load
+
 bench: install  ## speed and memory benchmarks; prints numbers and side-by-side ratios
-	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@for b in $(BENCHES); do echo "== bench/$$b.py"; $(BIN)/python bench/$$b.py || exit 1; done
 
 clean:  ## remove the venv, caches and the demo index
 	rm -rf $(VENV) $(DEMO_INDEX) .pytest_cache .mypy_cache .ruff_cache *.egg-info
