@@ -94,20 +94,17 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-# a passage holding an address or a phone number supports a sentence's word for it ("His email is ...")
-_PHONE = re.compile(r"(?:\+\d{1,3}[\s)]*)?\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}\b")
+# a passage holding an address supports a sentence's word for it ("His email is ...")
 _NAMED_BY = {"email": ("email", "e-mail", "mail"), "url": ("website", "homepage", "url", "link")}
 
 
 def keys_of(text: str) -> set[str]:
     """The words of `text` to compare a sentence with its passages by: their lemmas (`index.lemmas`: "worked"
-    meets "work", "Ph.D." meets "PhD"), and "email", "website" or "phone" for a text holding one."""
+    meets "work", "Ph.D." meets "PhD"), and "email" or "website" for a text holding one (`ingest.addresses`)."""
     keys = set(lemmas(text))
     for kind, words in _NAMED_BY.items():
         if shapes(kind, text):
             keys.update(words)
-    if _PHONE.search(text):
-        keys.update(("phone", "telephone"))
     return keys
 
 

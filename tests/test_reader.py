@@ -1140,7 +1140,8 @@ def test_a_passage_ending_with_a_label_that_restates_the_question_takes_in_its_v
     text = ("Personal information\nName Roland Haas\nDate of birth May 29th 1980\nPlace of\nbirth\nHerbolzheim\n"
             "Nationality German")
     hits = (Hit(rank=1, chunk_id=1, doc="/d/cv.pdf", page=1, section="", text=text, score=1.0, owner="Roland Haas"),)
-    r = Reader(embedder).read("Where was Roland Haas born?", hits)
+    reader = Reader(embedder)
+    r = reader.near(reader.read("Where was Roland Haas born?", hits), 0)
     c = next(c for i, c in enumerate(r.cands) if r.text(i) == "Place of\nbirth")
     assert restates(r, c, c.pieces[-1])
     a, b = with_what_follows(r, c, c.start, c.end)

@@ -65,8 +65,8 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
     """A passage that ends with a colon ("..., you can use:", "... determines the probable cause(s) of this
     accident to be:") announces the line after it, and so does one that ends with a label restating the
     question (`restates`: a form's "Place of birth" before the line that gives it): that line is taken in
-    too (a list's first item with the items after it: "The two species are:" and both species), dropping
-    the passage's first pieces when all of it would not fit in `limit` characters."""
+    too, dropping the passage's first pieces when all of it would not fit in `limit` characters (a list's
+    next items follow in `with_list`)."""
     text = r.hits[c.hit].text
     last = max(j for j in c.pieces if r.pieces[j].start < end)
     if not text[start:end].rstrip().endswith(":") and not restates(r, c, last):
@@ -75,11 +75,6 @@ def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int
     if after >= len(r.pieces) or r.pieces[after].hit != c.hit:
         return start, end
     new_end = r.pieces[after].end
-    if _item(text[r.pieces[after].start:new_end]):
-        for p in r.pieces[after + 1:]:
-            if p.hit != c.hit or not _in_list(text, new_end, p) or len(flat(text[r.pieces[last].start:p.end])) > limit:
-                break
-            new_end = p.end
     for j in c.pieces:  # the earliest start that still fits
         a = max(start, r.pieces[j].start)
         if len(flat(text[a:new_end])) <= limit:
@@ -138,7 +133,7 @@ def restates(r: Reading, c: Candidate, last: int) -> bool:
     t = r.hits[c.hit].text[r.pieces[last].start:r.pieces[last].end].strip()
     if not header_like(t) or ":" in t or any(ch.isdigit() for ch in t) or len(t.split()) > LABEL_WORDS:
         return False
-    close = r.closeness
+    close = r.closeness  # computed for the pieces of this chunk (`Reader.near`)
     return max((j for j, p in enumerate(r.pieces) if p.hit == c.hit), key=lambda j: float(close[j])) == last
 
 

@@ -27,7 +27,7 @@ import logging
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,8 @@ class Reading:
     first: np.ndarray | None = None  # (len(cands),): the candidate ranker's probability (before reading)
     rr: Reread | None = None  # what the reading model read (`reread`)
     model: ReaderModel | None = None  # the parameters that scored it (`Reader.model` or `Reader.read_model`)
-    closeness: np.ndarray | None = None  # (len(pieces),): each piece's MiniLM cosine to the question (`focus`)
+    qvec: np.ndarray | None = None  # the question's vector (`focus`), as the features read it
+    closeness: np.ndarray | None = None  # (len(pieces),): a piece's MiniLM cosine to it, nan where not computed
 
     @property
     def read(self) -> np.ndarray | None:
@@ -183,9 +184,19 @@ class Reader:
                     located=where) if len(cands) else unread(0)
         p = model.second(first, rr.p, rr.margin)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
-        closeness = self.vectors.get([embedded(hits[pc.hit].text[pc.start:pc.end]) for pc in pieces]) @ qvec
         self.keep_vectors()
-        return Reading(question, hits, pieces, cands, x, p, u, first, rr, model, closeness)
+        return Reading(question, hits, pieces, cands, x, p, u, first, rr, model, qvec)
+
+    def near(self, r: Reading, hit: int) -> Reading:
+        """`r` with the closeness to the question of every piece of the chunk `hit` (`extent.restates` reads
+        it); the pieces' vectors are those the features embedded, so this costs a lookup."""
+        if r.qvec is None:
+            return r
+        ids = [j for j, pc in enumerate(r.pieces) if pc.hit == hit]
+        close = np.full(len(r.pieces), np.nan, np.float32)
+        text = r.hits[hit].text
+        close[ids] = self.vectors.get([embedded(text[r.pieces[j].start:r.pieces[j].end]) for j in ids]) @ r.qvec
+        return replace(r, closeness=close)
 
     def reads(self, hits: Sequence[Hit], who: bool) -> bool:
         """Does the reading model read this question? With `read_for` "unowned", only a fact question
@@ -278,6 +289,7 @@ class Reader:
             return self.abstain(r, self.how_sure(p, m), sure)
         c = r.cands[best]
         hit = r.hits[c.hit]
+        r = self.near(r, c.hit)
         end = c.end if kind else with_body(r, c)
         start, end = with_what_follows(r, c, c.start, end)
         start, end = with_list(r, c, start, end)
