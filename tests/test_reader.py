@@ -184,6 +184,22 @@ def test_a_place_of_one_word_is_led_with_when_the_collection_only_capitalises_it
     assert two[a:b] == "Institute for Advanced Study"  # a run of capitalised words comes first
 
 
+def test_a_heading_in_capitals_is_no_place():
+    """A CV's section heading in capitals ("ACADEMIC EMPLOYMENT") is tagged like a name, and its words look like
+    names to a collection that writes them only there; it is no answer to "Where does she work now?". A name
+    alone on a line in capitals still is one, and so is the heading when nothing else is."""
+    cv = "ACADEMIC EMPLOYMENT\n\nAssistant Professor of Political Science (August 2026– )\nUniversity of South Carolina"
+    names = {"EMPLOYMENT", "Carolina"}.__contains__
+    a, b = detect.phrase("place", cv, near={"work": 2.0, "now": 2.0}, question="Where does she work now?",
+                         named=names) or (0, 0)
+    assert cv[a:b] == "University of South Carolina"
+    a, b = detect.phrase("place", "ACADEMIC EMPLOYMENT\nnone listed") or (0, 0)
+    assert (a, b) == (0, 19)  # nothing else to lead with
+    refs = "REFERENCES\nJOHN SMITH\nProfessor of Physics"
+    a, b = detect.phrase("person", refs) or (0, 0)
+    assert refs[a:b] == "JOHN SMITH"
+
+
 def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     text = ("stimulating factor (GM-CSF), platelet agonists (for example, eltrombopag, TPO, interleukin-11), must "
             "have a 2-week interval between receiving growth factor support and screening assessment.")

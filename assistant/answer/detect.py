@@ -253,6 +253,10 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
             spans = [sp for sp in spans if _measures(text[sp[0]:sp[1]], question)] or spans
     if not spans and named is not None and kind == "place":
         spans = [sp for sp in single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)]
+    if kind == "place":
+        # a line written all in capitals is a heading ("ACADEMIC POSITIONS"), not a place, when a place is left
+        # (a person's name alone on a line in capitals is still a name: "JOHN SMITH" under "REFERENCES")
+        spans = [sp for sp in spans if not _heading(text, *sp)] or spans
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
@@ -282,6 +286,14 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
+
+
+def _heading(text: str, a: int, b: int) -> bool:
+    """Is text[a:b] a whole line of its own written in capitals (a heading such as "ACADEMIC EMPLOYMENT")?"""
+    line_start = text.rfind("\n", 0, a) + 1
+    line_end = text.find("\n", b)
+    line = text[line_start:len(text) if line_end < 0 else line_end]
+    return line.strip() == text[a:b].strip() and text[a:b].isupper()
 
 
 _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECASE)  # within one line
