@@ -10,7 +10,8 @@ Part 2 fills a real store (SQLite + FTS5 + postings + FAISS, one write) with 100
 synthetic text and vectors, then times `Searcher.search(mode="default")` (query embedding with the
 real model, BM25 from `index.postings`, FAISS, fusion, feedback, chunk fetch) against embedding the
 query alone; the queries are 3-6 of the 300 most frequent words (the worst case for BM25). FTS5's
-own `bm25()` is timed on the same queries for comparison.
+own `bm25()` is timed on the same queries for comparison, and FAISS right after an embedding on one
+thread (as citewise searches) beside all of FAISS's threads (as it did before).
 
 With `--store milvus` or `--store both`, part 1 also writes the same vectors into a temporary
 milvus-lite collection through the store's own write path (`MilvusVectors.begin()`: add, prepare
@@ -293,6 +294,8 @@ def part2(chunks_target: int, keep: Path | None) -> None:
         for qq in queries[:5]:  # warm caches
             searcher.search(qq)
         embed_t, search_t, lex_t, dense_t, fts5_t = [], [], [], [], []
+        after_one: list[float] = []
+        after_all: list[float] = []
         lex_db, _ = store._lexical_db()
         for qq in queries:
             # Each timed call starts after a pause, as a user's queries do: OpenMP workers (torch's,
@@ -316,8 +319,26 @@ def part2(chunks_target: int, keep: Path | None) -> None:
             t0 = time.perf_counter()
             lexical.fts5_search(lex_db, qq, 100, context_weight=DEFAULT_FUSION.context_weight)
             fts5_t.append(time.perf_counter() - t0)
+            # FAISS right after an embedding, as in a search: on one thread (what citewise does,
+            # `vectors.search_one`) and on all of FAISS's threads (what it did before), in turn
+            for name, where in (("one", after_one), ("all", after_all))[:: 1 if len(embed_t) % 2 else -1]:
+                time.sleep(PAUSE)
+                v = embedder.embed_query(qq + f" {name}")
+                index = store._vectors.index
+                ivf = faiss.try_extract_index_ivf(index)
+                if name == "all" and ivf is not None:
+                    ivf.parallel_mode = 1  # one query's inverted lists spread over the threads, as before
+                t0 = time.perf_counter()
+                if name == "one":
+                    store.dense_search(v, 100)
+                else:
+                    index.search(np.asarray(v, np.float32).reshape(1, -1), 100)
+                where.append(time.perf_counter() - t0)
+                if ivf is not None:
+                    ivf.parallel_mode = 0
         ms = {name: np.percentile(t, [50, 95]) * 1000 for name, t in
-              [("embed", embed_t), ("search", search_t), ("lexical", lex_t), ("dense", dense_t), ("fts5", fts5_t)]}
+              [("embed", embed_t), ("search", search_t), ("lexical", lex_t), ("dense", dense_t), ("fts5", fts5_t),
+               ("one", after_one), ("all", after_all)]}
         import torch
 
         print(f"hybrid search at {store.vector_count:,} chunks ({store.vector_index_kind} vectors), {len(queries)} queries "
@@ -330,6 +351,9 @@ def part2(chunks_target: int, keep: Path | None) -> None:
         print(f"    (FTS5's own bm25()    p50 {ms['fts5'][0]:7.1f} ms   p95 {ms['fts5'][1]:7.1f} ms  "
               "the same ranking, for comparison; not used)")
         print(f"    of which FAISS        p50 {ms['dense'][0]:7.1f} ms   p95 {ms['dense'][1]:7.1f} ms  (x2 with feedback)")
+        print(f"  FAISS right after embedding the query: one thread p50 {ms['one'][0]:.1f} ms, p95 {ms['one'][1]:.1f} ms "
+              f"(citewise); on FAISS's {faiss.omp_get_max_threads()} threads, as before, p50 {ms['all'][0]:.1f} ms, p95 {ms['all'][1]:.1f} ms "
+              f"(x{ms['all'][0] / ms['one'][0]:.1f} / x{ms['all'][1] / ms['one'][1]:.1f})")
         r50, r95 = ms["search"][0] / ms["embed"][0], ms["search"][1] / ms["embed"][1]
         print(f"  ratio                   p50 {r50:7.2f} x   p95 {r95:7.2f} x   (target <= 1.5x)")
         first_question(store)

@@ -71,7 +71,7 @@ class FaissVectors:
         index = self.index
         if index.ntotal == 0:
             return []
-        scores, found = index.search(q.reshape(1, -1), min(k, index.ntotal))
+        scores, found = vectors.search_one(index, q, min(k, index.ntotal))
         return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True) if i >= 0]
 
     def begin(self) -> FaissBatch:
