@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 # line is set in its first letter's size, and margin line numbers ("12 The results show") are dropped; 10: in
 # a document that does not look like a person's, a name with a word its text uses as an ordinary word is no
 # owner unless author lists or the author property give it ("Apache License" over apache.org/licenses); 11: in
-# such a document the author property says who wrote it, not whom it is about (a single-author paper has no owner)
-INGEST_VERSION = 11
+# such a document the author property says who wrote it, not whom it is about (a single-author paper has no owner);
+# 12: a PDF line printed no larger than the body text is no heading, whatever its font size (a figure's labels)
+INGEST_VERSION = 12
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ PDFium was chosen over pypdf and pdfplumber by measurement on generated CV-like 
 about 10x the speed of pypdf and 100x that of pdfplumber (see bench/ingest.py). Per line we read the
 first character's box and font size: a vertical gap wider than usual becomes a blank line (a
 paragraph break), a line set clearly larger than the body text, in a style (size and weight) whose
-lines stand alone rather than run on into each other, becomes a heading, and lines repeated
+lines stand alone rather than run on into each other, becomes a heading, when it is also printed larger
+(its size times the scale it is drawn at: a chart's 14 pt labels in a figure scaled to 40 % are no headings), and lines repeated
 at the top or bottom of most pages (running headers, footers, page numbers) are dropped. The kept
 lines also come out as `Parsed.lines` (size, bold, baseline) and the Info dictionary's Title and
 Author as `meta_title`/`meta_author`, as evidence for titles and owners. Left out:
@@ -175,8 +176,11 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     page_lines, page_style = _without_line_numbers(page_lines, page_style)
     sizes = [s for lines in page_lines for ln, s, _ in lines for _ in range(len(ln)) if s > 0]
     body = statistics.median(sizes) if sizes else 0.0
+    printed = [p for lines, style in zip(page_lines, page_style, strict=True)
+               for (ln, _, _), (_, p) in zip(lines, style, strict=True) for _ in range(len(ln)) if p > 0]
+    body_printed = statistics.median(printed) if printed else 0.0
     furniture = _furniture(page_lines)
-    styles = _heading_styles(page_lines, page_style, body)
+    styles = _heading_styles(page_lines, page_style, body, body_printed)
     heading_sizes = sorted({size for size, _ in styles}, reverse=True)
     level_of = {s: i + 1 for i, s in enumerate(heading_sizes[:4])}
 
@@ -188,6 +192,7 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     for number, lines in enumerate(page_lines, 1):
         kept = [ln for ln in lines if _key(ln) not in furniture]
         bold_of = {(number, ln[0]): b for ln, (b, _) in zip(lines, page_style[number - 1], strict=True)}
+        large = {ln[0] for ln, (_, p) in zip(lines, page_style[number - 1], strict=True) if _printed_large(p, body_printed)}
         layout.extend(
             LayoutLine(ln[0].strip(), number, round(size, 2), bold, round(ln[2], 2))
             for ln, (bold, size) in zip(lines, page_style[number - 1], strict=True) if _key(ln) not in furniture
@@ -205,7 +210,8 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
             if out and prev_top is not None and usual and abs(prev_top - top) > usual * 1.25:
                 out.append("")  # a wider gap than between the lines of a paragraph
             level = level_of.get(round(size, 1))
-            if level is not None and len(line) <= 100 and (round(size, 1), bold_of.get((number, line))) in styles:
+            if (level is not None and len(line) <= 100 and (round(size, 1), bold_of.get((number, line))) in styles
+                    and line in large):
                 outline.append((level, line.strip()))
                 if out and out[-1] != "":
                     out.append("")
@@ -227,20 +233,29 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     )
 
 
+def _printed_large(printed: float, body_printed: float) -> bool:
+    """Is a line printed larger than the body text? Its font size alone can say so of a figure's labels:
+    a chart drawn with 14 pt labels and placed in the page at 40 % prints them at 6 pt, below the body's
+    10 pt, and they are no headings ("Density", "X Y" above a paper's conclusions). Without printed sizes
+    (0), the font size decides alone."""
+    return not body_printed or printed >= body_printed * HEADING_RATIO
+
+
 def _heading_styles(page_lines: list[list[tuple[str, float, float]]], page_style: list[list[tuple[bool, float]]],
-                    body: float) -> set[tuple[float, bool]]:
+                    body: float, body_printed: float = 0.0) -> set[tuple[float, bool]]:
     """The (size, bold) styles of headings: larger than the body text, and standing alone.
 
     A style whose lines mostly run on into another line of the same style is body text set large
     (a report's narrative in 12 pt beside 9 pt form fields), not a heading: a heading is followed
-    by text of another style. Each line's style is its first character's size and weight.
+    by text of another style. Each line's style is its first character's size and weight. A line
+    printed no larger than the body text (`_printed_large`: a figure's label) counts for no style.
     """
     seen: Counter[tuple[float, bool]] = Counter()
     runs_on: Counter[tuple[float, bool]] = Counter()
     for lines, style in zip(page_lines, page_style, strict=True):
         keyed = [((round(s, 1), b), ln) for (ln, s, _), (b, _) in zip(lines, style, strict=True)]
         for n, (key, ln) in enumerate(keyed):
-            if not body or key[0] < body * HEADING_RATIO or len(ln) > 100:
+            if not body or key[0] < body * HEADING_RATIO or len(ln) > 100 or not _printed_large(style[n][1], body_printed):
                 continue
             seen[key] += 1
             if n + 1 < len(keyed) and keyed[n + 1][0] == key:

@@ -97,6 +97,47 @@ def test_pdf_heading_levels_and_paragraph_breaks(tmp_path: Path) -> None:
     assert doc.owner is None  # a report, not a person's document
 
 
+def _pdf_with_a_figure(path: Path) -> Path:
+    """A one-page PDF written by hand: two 16 pt headings with 10 pt text under each, and between them a
+    chart whose labels are set at 18 and 14 pt inside a figure scaled to 40 % (printed at 7 and 6 pt),
+    as plotting libraries embed their figures."""
+    def text(x: float, y: float, size: float, s: str) -> str:
+        return f"BT /F1 {size} Tf {x} {y} Td ({s}) Tj ET"
+
+    ops = [text(72, 760, 16, "Methods")]
+    ops += [text(72, 740 - 14 * i, 10, f"We measured the replicas of shard {i} every hour for a week.") for i in range(8)]
+    ops.append("q 0.4 0 0 0.4 72 380 cm " + " ".join(
+        [text(0, 500, 18, "Density"), *(text(0, 460 - 40 * i, 14, f"0.{i}00") for i in range(6)),
+         text(0, 200, 18, "Hours between failures")]) + " Q")
+    ops.append(text(72, 330, 16, "Results"))
+    ops += [text(72, 310 - 14 * i, 10, f"Replica {i} failed once in the week we measured it.") for i in range(8)]
+    stream = "\n".join(ops).encode("latin-1")
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+               b"/Contents 5 0 R >>", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_figures_labels_are_no_headings(tmp_path: Path) -> None:
+    # A chart's labels are set in a large font but printed small (the figure is scaled down): by their
+    # font size alone they were headings, and "Density" became the section of the results under it.
+    doc = load_document(_pdf_with_a_figure(tmp_path / "report.pdf"))
+    assert "Density" in doc.text and "0.300" in doc.text  # the figure's text stays, as text
+    assert [s.path for s in doc.sections] == [("Methods",), ("Results",)]
+    results = next(s for s in doc.sections if s.path == ("Results",))
+    assert "Replica 3 failed once" in doc.text[results.start:results.end]
+
+
 # -- cleaning ---------------------------------------------------------------------------------------
 JUNK = {
     "icon glyphs": r"[□■™®\ue000-\uf8ff]",
