@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 # a document that does not look like a person's, a name with a word its text uses as an ordinary word is no
 # owner unless author lists or the author property give it ("Apache License" over apache.org/licenses); 11: in
 # such a document the author property says who wrote it, not whom it is about (a single-author paper has no owner);
-# 12: a PDF line printed no larger than the body text is no heading, whatever its font size (a figure's labels)
-INGEST_VERSION = 12
+# 12: a PDF line printed no larger than the body text is no heading, whatever its font size (a figure's labels);
+# 13: a PDF heading wrapped onto the next line in the same style is one heading, on one line
+INGEST_VERSION = 13
 
 
 @dataclass(frozen=True)

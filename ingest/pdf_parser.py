@@ -5,7 +5,8 @@ about 10x the speed of pypdf and 100x that of pdfplumber (see bench/ingest.py). 
 first character's box and font size: a vertical gap wider than usual becomes a blank line (a
 paragraph break), a line set clearly larger than the body text, in a style (size and weight) whose
 lines stand alone rather than run on into each other, becomes a heading, when it is also printed larger
-(its size times the scale it is drawn at: a chart's 14 pt labels in a figure scaled to 40 % are no headings), and lines repeated
+(its size times the scale it is drawn at: a chart's 14 pt labels in a figure scaled to 40 % are no headings);
+a heading wrapped onto the next line in the same style is one heading, on one line; and lines repeated
 at the top or bottom of most pages (running headers, footers, page numbers) are dropped. The kept
 lines also come out as `Parsed.lines` (size, bold, baseline) and the Info dictionary's Title and
 Author as `meta_title`/`meta_author`, as evidence for titles and owners. Left out:
@@ -206,17 +207,27 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
         usual = gaps[len(gaps) // 4] if gaps else 0.0
         out: list[str] = []
         prev_top = None
+        heading_style = None  # the style of the line just written, when it was a heading
         for line, size, top in kept:
+            level = level_of.get(round(size, 1))
+            style = (round(size, 1), bold_of.get((number, line)))
+            heading = level is not None and len(line) <= 100 and style in styles and line in large
+            if heading and level is not None and style == heading_style and len(out[-1]) + len(line) < 200:
+                # A heading wrapped onto the next line ("Integrating Personalized PageRank / into Neural
+                # Word Sense Disambiguation") is one heading, on one line
+                out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+                outline[-1] = (level, out[-1].strip())
+                prev_top = top
+                continue
             if out and prev_top is not None and usual and abs(prev_top - top) > usual * 1.25:
                 out.append("")  # a wider gap than between the lines of a paragraph
-            level = level_of.get(round(size, 1))
-            if (level is not None and len(line) <= 100 and (round(size, 1), bold_of.get((number, line))) in styles
-                    and line in large):
+            if heading and level is not None:
                 outline.append((level, line.strip()))
                 if out and out[-1] != "":
                     out.append("")
             out.append(line)
             prev_top = top
+            heading_style = style if heading else None
         page_text = "\n".join(out)
         if parts:
             parts.append("\n\n")

@@ -97,20 +97,12 @@ def test_pdf_heading_levels_and_paragraph_breaks(tmp_path: Path) -> None:
     assert doc.owner is None  # a report, not a person's document
 
 
-def _pdf_with_a_figure(path: Path) -> Path:
-    """A one-page PDF written by hand: two 16 pt headings with 10 pt text under each, and between them a
-    chart whose labels are set at 18 and 14 pt inside a figure scaled to 40 % (printed at 7 and 6 pt),
-    as plotting libraries embed their figures."""
-    def text(x: float, y: float, size: float, s: str) -> str:
-        return f"BT /F1 {size} Tf {x} {y} Td ({s}) Tj ET"
+def _text(x: float, y: float, size: float, s: str) -> str:
+    return f"BT /F1 {size} Tf {x} {y} Td ({s}) Tj ET"
 
-    ops = [text(72, 760, 16, "Methods")]
-    ops += [text(72, 740 - 14 * i, 10, f"We measured the replicas of shard {i} every hour for a week.") for i in range(8)]
-    ops.append("q 0.4 0 0 0.4 72 380 cm " + " ".join(
-        [text(0, 500, 18, "Density"), *(text(0, 460 - 40 * i, 14, f"0.{i}00") for i in range(6)),
-         text(0, 200, 18, "Hours between failures")]) + " Q")
-    ops.append(text(72, 330, 16, "Results"))
-    ops += [text(72, 310 - 14 * i, 10, f"Replica {i} failed once in the week we measured it.") for i in range(8)]
+
+def _raw_pdf(path: Path, ops: list[str]) -> Path:
+    """A one-page PDF written by hand (Helvetica), its page drawn by the content-stream operators `ops`."""
     stream = "\n".join(ops).encode("latin-1")
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
@@ -128,6 +120,19 @@ def _pdf_with_a_figure(path: Path) -> Path:
     return path
 
 
+def _pdf_with_a_figure(path: Path) -> Path:
+    """Two 16 pt headings with 10 pt text under each, and between them a chart whose labels are set at 18
+    and 14 pt inside a figure scaled to 40 % (printed at 7 and 6 pt), as plotting libraries embed figures."""
+    ops = [_text(72, 760, 16, "Methods")]
+    ops += [_text(72, 740 - 14 * i, 10, f"We measured the replicas of shard {i} every hour for a week.") for i in range(8)]
+    ops.append("q 0.4 0 0 0.4 72 380 cm " + " ".join(
+        [_text(0, 500, 18, "Density"), *(_text(0, 460 - 40 * i, 14, f"0.{i}00") for i in range(6)),
+         _text(0, 200, 18, "Hours between failures")]) + " Q")
+    ops.append(_text(72, 330, 16, "Results"))
+    ops += [_text(72, 310 - 14 * i, 10, f"Replica {i} failed once in the week we measured it.") for i in range(8)]
+    return _raw_pdf(path, ops)
+
+
 def test_a_figures_labels_are_no_headings(tmp_path: Path) -> None:
     # A chart's labels are set in a large font but printed small (the figure is scaled down): by their
     # font size alone they were headings, and "Density" became the section of the results under it.
@@ -136,6 +141,20 @@ def test_a_figures_labels_are_no_headings(tmp_path: Path) -> None:
     assert [s.path for s in doc.sections] == [("Methods",), ("Results",)]
     results = next(s for s in doc.sections if s.path == ("Results",))
     assert "Replica 3 failed once" in doc.text[results.start:results.end]
+
+
+def test_a_heading_wrapped_onto_two_lines_is_one_heading(tmp_path: Path) -> None:
+    # A paper's title set over two lines was two headings: the second ("Robotic Systems through Behavior
+    # Trees", or a lone "campus") became the section of everything under it.
+    ops = [_text(72, 740, 20, "Scenario analysis for an outbreak"), _text(72, 716, 20, "on a university campus")]
+    ops += [_text(72, 680 - 14 * i, 10, f"We model the spread of the virus among {100 + i} students in a term.")
+            for i in range(8)]
+    ops.append(_text(72, 540, 14, "Methods"))
+    ops += [_text(72, 520 - 14 * i, 10, f"Each of {i + 2} scenarios was run a thousand times.") for i in range(8)]
+    doc = load_document(_raw_pdf(tmp_path / "campus.pdf", ops))
+    assert "Scenario analysis for an outbreak on a university campus" in doc.text  # one line now
+    assert doc.title == "Scenario analysis for an outbreak on a university campus"
+    assert [s.path for s in doc.sections] == [("Methods",)]  # the title is no section, nor half of it
 
 
 # -- cleaning ---------------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ def test_a_reports_narrative_set_large_is_body_text_not_headings() -> None:
     doc = load_document(require_shared(REALDOCS / "ntsb02_LAX08CA034.pdf"))
     titles = [s.path[-1] for s in doc.sections]
     assert "Analysis" in titles and "Probable Cause and Findings" in titles
-    assert all(len(t) < 60 for t in titles), titles  # no sentence of the narrative became a heading
+    masthead = "National Transportation Safety Board Aviation Accident Final Report"  # one heading on two lines
+    assert all(len(t) < 60 for t in titles if t != masthead), titles  # no sentence of the narrative became a heading
     analysis = [c for c in chunk_document(doc) if c.section.endswith("Analysis")]
     assert 1 <= len(analysis) <= 2
     assert "seeding an area" in analysis[0].text and "mechanical problems" in " ".join(c.text for c in analysis)
