@@ -209,10 +209,9 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
         prev_top = None
         heading_style = None  # the style of the line just written, when it was a heading
         for line, size, top in kept:
-            level = level_of.get(round(size, 1))
             style = (round(size, 1), bold_of.get((number, line)))
-            heading = level is not None and len(line) <= 100 and style in styles and line in large
-            if heading and level is not None and style == heading_style and len(out[-1]) + len(line) < 200:
+            level = level_of.get(style[0]) if len(line) <= 100 and style in styles and line in large else None
+            if level is not None and style == heading_style and len(out[-1]) + len(line) < 200:
                 # A heading wrapped onto the next line ("Integrating Personalized PageRank / into Neural
                 # Word Sense Disambiguation") is one heading, on one line
                 out[-1] = f"{out[-1].rstrip()} {line.strip()}"
@@ -221,13 +220,13 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
                 continue
             if out and prev_top is not None and usual and abs(prev_top - top) > usual * 1.25:
                 out.append("")  # a wider gap than between the lines of a paragraph
-            if heading and level is not None:
+            if level is not None:
                 outline.append((level, line.strip()))
                 if out and out[-1] != "":
                     out.append("")
             out.append(line)
             prev_top = top
-            heading_style = style if heading else None
+            heading_style = style if level is not None else None
         page_text = "\n".join(out)
         if parts:
             parts.append("\n\n")
