@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 # owner unless author lists or the author property give it ("Apache License" over apache.org/licenses); 11: in
 # such a document the author property says who wrote it, not whom it is about (a single-author paper has no owner);
 # 12: a PDF line printed no larger than the body text is no heading, whatever its font size (a figure's labels);
-# 13: a PDF heading wrapped onto the next line in the same style is one heading, on one line
-INGEST_VERSION = 13
+# 13: a PDF heading wrapped onto the next line in the same style is one heading, on one line; 14: a margin label
+# ("Education" in a left column, on the baseline of the text it labels) is a line of its own
+INGEST_VERSION = 14
 
 
 @dataclass(frozen=True)

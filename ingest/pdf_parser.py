@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 MAX_PAGES = 5000  # a longer PDF is cut here, with a warning
 HEADING_RATIO = 1.15  # a line this much larger than the body font is a heading
 BOLD_WEIGHT = 600  # a font weight from here up is bold (400 regular, 700 bold)
+MARGIN_COLUMN_LINES = 4  # a left edge this many lines of a page start at is a column of text (`_margin_labels`)
+MARGIN_LABEL_WORDS = 4  # a margin label is at most this many words
+_SPACE = re.compile(r"\s+")
 
 
 def _is_bold(textpage, index: int) -> bool:  # type: ignore[no-untyped-def]
@@ -46,26 +49,101 @@ def _is_bold(textpage, index: int) -> bool:  # type: ignore[no-untyped-def]
     return any(w in name for w in ("bold", "black", "heavy"))
 
 
-def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
-    """(line, font size, baseline y) for each non-empty line of a page's text. When `style` is
-    given, (bold, size as printed) of each line's first letter is appended to it: the printed
-    size includes the text matrix's scale (word processors often set size 1 and scale the text)."""
+def _origin(textpage, index: int) -> tuple[float, float] | None:  # type: ignore[no-untyped-def]
+    """The origin (x, baseline y) of character `index`, or None where PDFium has none."""
     import pypdfium2.raw as raw
 
-    out = []
-    pos = 0
+    x, y = ctypes.c_double(), ctypes.c_double()
+    return (float(x.value), float(y.value)) if raw.FPDFText_GetCharOrigin(textpage.raw, index, ctypes.byref(x),
+                                                                          ctypes.byref(y)) else None
+
+
+def _printed_size(textpage, index: int) -> float:  # type: ignore[no-untyped-def]
+    """Character `index`'s font size as printed: times the scale of its text matrix (word processors often
+    set size 1 and scale the text)."""
+    import pypdfium2.raw as raw
+
+    m = raw.FS_MATRIX()
+    scale = abs(m.a * m.d - m.b * m.c) ** 0.5 if raw.FPDFText_GetMatrix(textpage.raw, index, ctypes.byref(m)) else 1.0
+    return float(raw.FPDFText_GetFontSize(textpage.raw, index)) * (scale or 1.0)
+
+
+def _first_letter(line: str) -> int:
+    """Where a line's type is read: its first letter. A margin line number ("12" at 5 pt before every line
+    of a submitted paper) or a bullet in a symbol font is not the line's type."""
+    lead = len(line) - len(line.lstrip())
+    return lead + next((i for i, ch in enumerate(line.lstrip()) if ch.isalpha()), 0)
+
+
+def _margin_labels(textpage, spans: list[tuple[int, str]]) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
+    """`spans` (start in the page's text, line) with each margin label split off onto a line of its own.
+
+    Many CV and form layouts set a short label in a left column ("Education", "Study design") and the
+    text it labels in a column to its right, on the same baseline: PDFium reads the two as one line
+    ("Education Sorbonne Université"), so the label never stands as a heading and runs into the entry. A
+    line is split where, after a short run of words without digits (a label, not a date: a date column
+    beside its entries stays as it is) and a gap wider than two font sizes, its text resumes on the same
+    baseline at a left edge that several lines of the page start at (the text column). A label ending in
+    a colon ("Location: Seward, AK") already says where it ends and is left alone."""
     n = textpage.count_chars()
+    left: list[float | None] = []  # each line's left edge
+    starts: Counter[int] = Counter()
+    for start, line in spans:
+        edges = [o[0] for at in {start + len(line) - len(line.lstrip()), start + _first_letter(line)}  # bullet, text
+                 if at < n and (o := _origin(textpage, at)) is not None]
+        left.append(min(edges) if edges else None)
+        starts.update({round(x) for x in edges})
+    columns = sorted(x for x, k in starts.items() if k >= MARGIN_COLUMN_LINES)
+    out: list[tuple[int, str]] = []
+    for (start, line), x0 in zip(spans, left, strict=True):
+        split = None
+        if columns and x0 is not None and x0 < columns[-1] and len(line.split()) > 1 and start + len(line) <= n:
+            split = _label_end(textpage, start, line, columns)
+        if split is None:
+            out.append((start, line))
+        else:
+            out.append((start, line[:split].rstrip()))
+            out.append((start + split, line[split:]))
+    return out
+
+
+def _label_end(textpage, start: int, line: str, columns: list[int]) -> int | None:  # type: ignore[no-untyped-def]
+    """Where the text column resumes after a margin label at the start of `line` (see `_margin_labels`).
+    Only the letters on either side of each space are looked at (PDFium is asked one character at a time)."""
+    size = _printed_size(textpage, start + _first_letter(line)) or 10.0
+    for m in _SPACE.finditer(line, len(line) - len(line.lstrip())):
+        if len(line[:m.start()].split()) > MARGIN_LABEL_WORDS or m.end() == len(line):
+            return None
+        before, after = _origin(textpage, start + m.start() - 1), _origin(textpage, start + m.end())
+        if before is None or after is None:
+            return None
+        if (after[0] - before[0] > 2 * size and abs(after[1] - before[1]) < 1
+                and any(abs(after[0] - x) <= 1.5 for x in columns)):
+            label = line[:m.start()]
+            plain = any(c.isalpha() for c in label) and not any(c.isdigit() for c in label)
+            return m.end() if plain and not label.endswith(":") else None
+    return None
+
+
+def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -> list[tuple[str, float, float]]:  # type: ignore[no-untyped-def]
+    """(line, font size, baseline y) for each non-empty line of a page's text, margin labels on lines of
+    their own (`_margin_labels`). When `style` is given, (bold, size as printed) of each line's first
+    letter is appended to it: the printed size includes the text matrix's scale (word processors often
+    set size 1 and scale the text)."""
+    import pypdfium2.raw as raw
+
+    spans: list[tuple[int, str]] = []
+    pos = 0
     for line in text.split("\n"):
         start = pos
         pos += len(line) + 1
         stripped = line.rstrip("\r")
-        if not stripped.strip():
-            continue
-        first = start + (len(stripped) - len(stripped.lstrip()))
-        # A line is set in the size of its first letter: a margin line number ("12" at 5 pt before every line
-        # of a submitted paper) or a bullet in a symbol font is not the line's type.
-        letter = next((i for i, ch in enumerate(stripped.lstrip()) if ch.isalpha()), 0)
-        first += letter
+        if stripped.strip():
+            spans.append((start, stripped))
+    out = []
+    n = textpage.count_chars()
+    for start, stripped in _margin_labels(textpage, spans):
+        first = start + _first_letter(stripped)
         if first >= n:
             out.append((stripped, 0.0, 0.0))
             if style is not None:
@@ -73,13 +151,10 @@ def _lines(textpage, text: str, style: list[tuple[bool, float]] | None = None) -
             continue
         size = raw.FPDFText_GetFontSize(textpage.raw, first)
         if style is not None:
-            m = raw.FS_MATRIX()
-            scale = abs(m.a * m.d - m.b * m.c) ** 0.5 if raw.FPDFText_GetMatrix(textpage.raw, first, ctypes.byref(m)) else 1.0
-            style.append((_is_bold(textpage, first), float(size) * (scale or 1.0)))
+            style.append((_is_bold(textpage, first), _printed_size(textpage, first)))
         # The baseline, not the glyph box: box tops move with letter shapes.
-        x, y = ctypes.c_double(), ctypes.c_double()
-        ok = raw.FPDFText_GetCharOrigin(textpage.raw, first, ctypes.byref(x), ctypes.byref(y))
-        out.append((stripped, float(size), float(y.value) if ok else 0.0))
+        o = _origin(textpage, first)
+        out.append((stripped, float(size), o[1] if o is not None else 0.0))
     return out
 
 

@@ -157,6 +157,30 @@ def test_a_heading_wrapped_onto_two_lines_is_one_heading(tmp_path: Path) -> None
     assert [s.path for s in doc.sections] == [("Methods",)]  # the title is no section, nor half of it
 
 
+def test_a_margin_label_is_a_line_of_its_own(tmp_path: Path) -> None:
+    # A CV layout with its section labels in a left column, each on the baseline of the first line of the
+    # text it labels: PDFium reads "Education Sorbonne University" as one line, so the label was never a
+    # heading and the degrees went under the section before ("Interests"). A date column beside its entries
+    # and a label with its colon stay as they were.
+    ops = [_text(50, 740, 10, "Research"), _text(140, 740, 10, "I study how networks of neurons compute behaviour.")]
+    ops += [_text(140, 726 - 14 * i, 10, f"Light-sheet imaging of larval zebrafish, part {i}.") for i in range(3)]
+    ops += [_text(50, 670, 10, "Education"), _text(140, 670, 10, "Northfield University"),
+            _text(140, 656, 10, "PhD student in neuroscience, 2020 - 2024")]
+    ops += [_text(50, 620, 10, "Employment"), _text(140, 620, 10, "National Centre for Research"),
+            _text(140, 606, 10, "Postdoctoral researcher, 2025 - present")]
+    ops += [_text(50, 570, 10, "2019 - 2021"), _text(140, 570, 10, "Research assistant, Eastfield Lab")]
+    ops += [_text(50, 540, 10, "Location:"), _text(140, 540, 10, "Saclay, France")]
+    doc = load_document(_raw_pdf(tmp_path / "cv.pdf", ops))
+    assert "Education\nNorthfield University" in doc.text and "Employment\nNational Centre" in doc.text
+    paths = [s.path for s in doc.sections]
+    assert ("Education",) in paths and ("Employment",) in paths
+    education = next(s for s in doc.sections if s.path == ("Education",))
+    assert "PhD student in neuroscience" in doc.text[education.start:education.end]
+    assert "Postdoctoral" not in doc.text[education.start:education.end]
+    assert "2019 - 2021 Research assistant, Eastfield Lab" in doc.text  # a date column is no label
+    assert "Location: Saclay, France" in doc.text  # a label with a colon says where it ends
+
+
 # -- cleaning ---------------------------------------------------------------------------------------
 JUNK = {
     "icon glyphs": r"[□■™®\ue000-\uf8ff]",
