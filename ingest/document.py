@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 # such a document the author property says who wrote it, not whom it is about (a single-author paper has no owner);
 # 12: a PDF line printed no larger than the body text is no heading, whatever its font size (a figure's labels);
 # 13: a PDF heading wrapped onto the next line in the same style is one heading, on one line; 14: a margin label
-# ("Education" in a left column, on the baseline of the text it labels) is a line of its own
+# ("Education" in a left column, on the baseline of the text it labels) is a line of its own, and a DOCX laid out
+# in a table is read cell by cell
 INGEST_VERSION = 14
 
 

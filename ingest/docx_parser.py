@@ -6,7 +6,10 @@ text on generated 5-page files, and it exposes the styles that give headings the
 The archive is checked before it is opened: a DOCX is a zip, and a zip bomb (a small file that
 expands to gigabytes) is refused from the sizes its directory declares, so memory stays bounded.
 Paragraphs and tables are read in body order; `Title`/`Heading N` styles (and outline levels) give
-the outline; a table row becomes one line with cells joined by " | ". Pages are counted from the page
+the outline; a table row of data becomes one line with cells joined by " | ", while a row of a page laid
+out in a table (a cell holding several paragraphs or a table: many CV templates set "Education" in one
+cell and the entries in the next) is read cell by cell, each paragraph as the body's, headings included;
+content controls are read through. Pages are counted from the page
 breaks Word recorded when it last laid the file out, or from explicit page breaks when there are
 none. The core properties' title and author, and the first paragraphs' run size and weight (as
 `Parsed.lines`), are passed on as evidence for the owner/title decision. Left out: headers/footers, footnotes, comments, text boxes and tracked changes.
@@ -18,6 +21,7 @@ import io
 import re
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from .document import PageSpan
 from .errors import ParseError
@@ -96,43 +100,66 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
     page_starts: list[int] = []  # line index where each page after the first starts
     outline: list[tuple[int, str]] = []
     title: str | None = None
-    for child in body.iterchildren():
-        if child.tag == f"{_W}p":
-            p = Paragraph(child, document)
-            text = p.text.strip()
-            breaks = (
-                child.findall(f".//{_W}lastRenderedPageBreak")
-                if rendered
-                else [b for b in child.findall(f".//{_W}br") if b.get(f"{_W}type") == "page"]
-            )
-            if breaks and text and rendered:
-                page_starts.append(len(lines))  # the paragraph starts on (or runs onto) the new page
-            if not text:
-                if breaks:
-                    page_starts.append(len(lines) + 1)
+
+    def paragraph(child) -> None:  # type: ignore[no-untyped-def]
+        nonlocal title
+        p = Paragraph(child, document)
+        text = p.text.strip()
+        breaks = (
+            child.findall(f".//{_W}lastRenderedPageBreak")
+            if rendered
+            else [b for b in child.findall(f".//{_W}br") if b.get(f"{_W}type") == "page"]
+        )
+        if breaks and text and rendered:
+            page_starts.append(len(lines))  # the paragraph starts on (or runs onto) the new page
+        if not text:
+            if breaks:
+                page_starts.append(len(lines) + 1)
+            return
+        style = _style_name(child, names)
+        level = _level(child, style)
+        if len(layout) < LAYOUT_PARAGRAPHS:
+            layout.append(_layout_line(p, text, len(page_starts) + 1, style, document, style_fonts))
+        if level is not None and len(text) <= 200:
+            outline.append((level, text))
+            if level == 1 and title is None:
+                title = text
+        elif style.lower().startswith("list"):
+            text = "- " + text
+        lines.append(text)
+        if breaks and not rendered:
+            page_starts.append(len(lines))
+
+    def blocks(parent) -> None:  # type: ignore[no-untyped-def]
+        for child in parent.iterchildren():
+            if child.tag == f"{_W}p":
+                paragraph(child)
+            elif child.tag == f"{_W}tbl":
+                table(child)
+            elif child.tag == f"{_W}sdt":  # a content control (many templates wrap their sections in one)
+                content = child.find(f"{_W}sdtContent")
+                if content is not None:
+                    blocks(content)
+
+    def table(element) -> None:  # type: ignore[no-untyped-def]
+        for row in Table(element, document).rows:
+            cells: list[Any] = []
+            for cell in row.cells:  # a merged cell comes once per grid column it spans
+                if not cells or cells[-1]._tc is not cell._tc:
+                    cells.append(cell)
+            if any(_is_layout(cell) for cell in cells):
+                for cell in cells:  # a page laid out in a table: each cell's paragraphs as the body's
+                    blocks(cell._tc)
                 continue
-            style = _style_name(child, names)
-            level = _level(child, style)
-            if len(layout) < LAYOUT_PARAGRAPHS:
-                layout.append(_layout_line(p, text, len(page_starts) + 1, style, document, style_fonts))
-            if level is not None and len(text) <= 200:
-                outline.append((level, text))
-                if level == 1 and title is None:
-                    title = text
-            elif style.lower().startswith("list"):
-                text = "- " + text
-            lines.append(text)
-            if breaks and not rendered:
-                page_starts.append(len(lines))
-        elif child.tag == f"{_W}tbl":
-            for row in Table(child, document).rows:
-                cells: list[str] = []
-                for cell in row.cells:
-                    t = " ".join(cell.text.split())
-                    if t and (not cells or cells[-1] != t):  # merged cells repeat their text
-                        cells.append(t)
-                if cells:
-                    lines.append(" | ".join(cells))
+            texts: list[str] = []
+            for cell in cells:
+                t = " ".join(cell.text.split())
+                if t and (not texts or texts[-1] != t):
+                    texts.append(t)
+            if texts:
+                lines.append(" | ".join(texts))
+
+    blocks(body)
 
     text = "\n\n".join(lines)
     pages: list[PageSpan] = []
@@ -151,6 +178,14 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
         meta_title=" ".join((props.title or "").split()) or None,
         meta_author=" ".join((props.author or "").split()) or None,
     )
+
+
+def _is_layout(cell) -> bool:  # type: ignore[no-untyped-def]
+    """Is a table cell a block of a page laid out in a table (a CV template's "Education" beside its
+    entries), rather than a value in a table of data? It holds several paragraphs, or a table of its own."""
+    tc = cell._tc
+    return sum(1 for p in tc.iterchildren(f"{_W}p") if "".join(p.itertext()).strip()) > 1 or \
+        tc.find(f"{_W}tbl") is not None
 
 
 def _layout_line(p, text: str, page: int, style: str, document,  # type: ignore[no-untyped-def]

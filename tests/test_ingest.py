@@ -181,6 +181,39 @@ def test_a_margin_label_is_a_line_of_its_own(tmp_path: Path) -> None:
     assert "Location: Saclay, France" in doc.text  # a label with a colon says where it ends
 
 
+def test_a_docx_laid_out_in_a_table_is_read_cell_by_cell(tmp_path: Path) -> None:
+    # Many Word CV templates set each section's label in one table cell and its entries, paragraph by
+    # paragraph, in the next: read as one line per row ("Education | Northfield University PhD in ...
+    # 2015 - 2020 Acme ..."), the entries ran together and the section was no heading. A table of data
+    # (one short value per cell) keeps a line per row.
+    import docx
+
+    d = docx.Document()
+    d.add_heading("Jane Roe", level=0)
+    layout = d.add_table(rows=2, cols=2)
+    for row, (label, entries) in zip(layout.rows, [
+            ("Education", ["Northfield University", "PhD in Physics, 2015 - 2020", "Advisor: Prof. Ann Lee"]),
+            ("Experience", ["Acme Labs", "Research Scientist, 2021 - present"])], strict=True):
+        row.cells[0].paragraphs[0].text = label
+        row.cells[0].paragraphs[0].style = d.styles["Heading 1"]
+        row.cells[1].paragraphs[0].text = entries[0]
+        for entry in entries[1:]:
+            row.cells[1].add_paragraph(entry)
+    languages = d.add_table(rows=2, cols=2)
+    for row, values in zip(languages.rows, [("French", "fluent"), ("German", "basic")], strict=True):
+        row.cells[0].text, row.cells[1].text = values
+    path = tmp_path / "roe.docx"
+    d.save(str(path))
+    doc = load_document(path)
+    assert "Northfield University\n\nPhD in Physics, 2015 - 2020" in doc.text  # a line per paragraph
+    education = next(s for s in doc.sections if s.path[-1] == "Education")
+    assert "PhD in Physics" in doc.text[education.start:education.end]
+    assert "Research Scientist" not in doc.text[education.start:education.end]
+    assert any(s.path[-1] == "Experience" for s in doc.sections)
+    assert "French | fluent" in doc.text and "German | basic" in doc.text
+    assert doc.owner == "Jane Roe"
+
+
 # -- cleaning ---------------------------------------------------------------------------------------
 JUNK = {
     "icon glyphs": r"[□■™®\ue000-\uf8ff]",
