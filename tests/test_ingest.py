@@ -214,6 +214,25 @@ def test_a_docx_laid_out_in_a_table_is_read_cell_by_cell(tmp_path: Path) -> None
     assert doc.owner == "Jane Roe"
 
 
+def test_a_docx_content_control_is_read(tmp_path: Path) -> None:
+    # Templates wrap sections in content controls (w:sdt); their paragraphs were skipped, text and all.
+    import docx
+    from docx.oxml.ns import qn
+    from docx.oxml.parser import OxmlElement
+
+    d = docx.Document()
+    d.add_paragraph("Jane Roe, research scientist.")
+    wrapped = d.add_paragraph("She built the telescope's cooling system in 2019.")
+    sdt, content = OxmlElement("w:sdt"), OxmlElement("w:sdtContent")
+    wrapped._p.addprevious(sdt)
+    sdt.append(content)
+    content.append(wrapped._p)
+    assert d.element.body.find(qn("w:sdt")) is not None
+    path = tmp_path / "roe.docx"
+    d.save(str(path))
+    assert "cooling system in 2019" in load_document(path).text
+
+
 # -- cleaning ---------------------------------------------------------------------------------------
 JUNK = {
     "icon glyphs": r"[□■™®\ue000-\uf8ff]",
