@@ -53,6 +53,11 @@ def detect_sections(
     levels = _outline_levels(outline)
     top = min(levels.values(), default=1)
     known = {heading_key(h) for h in known_headings}
+    numbered = {} if markdown else numbered_headings(text)
+    # numbered headings nest under the level the parser gave the top numbered ones it found itself
+    found = [levels[k] for off, depth in numbered.items() if depth == 0
+             and (k := heading_key(_LINE.match(text, off).group(0))) in levels]  # type: ignore[union-attr]
+    base = min(found, default=top)
     heads: list[tuple[int, int, str]] = []  # (offset, level, title)
     for m in _LINE.finditer(text):
         line = m.group(0).strip()
@@ -66,6 +71,8 @@ def detect_sections(
             heads.append((m.start(), levels[key], re.sub(r"[\s.:_]+$", "", line)))
         elif len(line) <= 80 and (key in known or key in SECTION_NAMES):
             heads.append((m.start(), top, re.sub(r"[\s.:_]+$", "", line)))
+        elif m.start() in numbered:
+            heads.append((m.start(), base + numbered[m.start()], line))
     sections: list[Section] = []
     stack: list[tuple[int, str]] = []
     for i, (start, level, title) in enumerate(heads):
@@ -80,6 +87,88 @@ def detect_sections(
                 break
         sections.append(Section(path=tuple(t for _, t in stack), start=start, end=end))
     return tuple(sections)
+
+
+# "2 Method", "2.1 Neural WSD", "3. RESULTS", "IV. EVALUATION", "B. Related Work": a section number, then a
+# title that starts with a capital and does not end like a sentence, a list item or a table of contents' entry
+_NUMBERED = re.compile(r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2}){0,2})\.?|(?P<roman>[IVX]{1,5})\.|(?P<letter>[A-H])\.)"
+                       r"[ \t]+(?P<title>[A-Z][^\n]{1,79})$")
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10, "XI": 11,
+          "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
+MIN_NUMBERED = 3  # numbered headings count only when the document numbers at least this many top sections
+
+
+def numbered_headings(text: str) -> dict[int, int]:
+    """{offset of a line: its depth (0 for "2", 1 for "2.1" or, under "IV.", "B.")} of the numbered section
+    headings of `text`, as papers and reports number them when no font or style marks them.
+
+    A line is a candidate when it is a section number and a short title starting with a capital, not ending
+    like a sentence or a list item (`.`, `,`, `;`, `:`) nor with a page number, with no year in it. Candidates
+    count only in order: the top sections numbered 1, 2, 3, ... (or I, II, III, ...) as a subsequence of the
+    document, at least `MIN_NUMBERED` of them, each subsection under the top section before it with its own
+    numbers in order. Two candidates of one depth on consecutive lines are a numbered list or a table of
+    contents, not headings; a CV's numbered publications are sentences and end with a period."""
+    cands: list[tuple[int, tuple[int, ...], bool]] = []  # (offset, numbers, roman-style)
+    lines = [(m.start(), m.group(0).strip()) for m in _LINE.finditer(text) if m.group(0).strip()]
+    for start, line in lines:
+        m = _NUMBERED.match(line)
+        if not m:
+            continue
+        title = m.group("title").rstrip()
+        if title[-1] in ".,;:" or re.search(r"(?:^|\s)\d+$|\b(?:1[5-9]|20)\d\d\b", title) or len(title.split()) > 12:
+            continue
+        if m.group("arabic"):
+            cands.append((start, tuple(int(n) for n in m.group("arabic").split(".")), False))
+        elif m.group("roman"):
+            if m.group("roman") in _ROMAN:
+                cands.append((start, (_ROMAN[m.group("roman")],), True))
+        else:
+            cands.append((start, (0, ord(m.group("letter")) - ord("A") + 1), True))  # under the roman before it
+    # a numbered list: candidates of one depth on consecutive non-empty lines
+    index = {start: i for i, (start, _) in enumerate(lines)}
+    listed: set[int] = set()
+    for a, b in zip(cands, cands[1:], strict=False):
+        if index[b[0]] == index[a[0]] + 1 and len(a[1]) == len(b[1]) and a[2] == b[2]:
+            listed.update((a[0], b[0]))
+    cands = [c for c in cands if c[0] not in listed]
+    best: dict[int, int] = {}
+    for roman in (False, True):
+        for first in (i for i, c in enumerate(cands) if c[2] == roman and c[1] == (1,)):
+            chosen = _numbered_chain(cands[first:], roman)
+            if sum(1 for d in chosen.values() if d == 0) >= MIN_NUMBERED and len(chosen) > len(best):
+                best = chosen
+    return best
+
+
+def _numbered_chain(cands: list[tuple[int, tuple[int, ...], bool]], roman: bool) -> dict[int, int]:
+    """The headings `numbered_headings` keeps, read in order from a candidate numbered 1."""
+    out: dict[int, int] = {}
+    top = 0  # the last top section's number
+    sub: tuple[int, ...] = ()  # and the last subsection's numbers under it
+    for start, nums, is_roman in cands:
+        if is_roman != roman:
+            continue
+        if len(nums) == 1 and nums[0] == top + 1:
+            out[start], top, sub = 0, nums[0], ()
+        elif roman and len(nums) == 2 and nums[0] == 0 and top and nums[1] == (sub[0] + 1 if sub else 1):
+            out[start], sub = 1, (nums[1],)
+        elif not roman and len(nums) >= 2 and top and nums[0] == top and _next_sub(sub, nums[1:]):
+            out[start], sub = len(nums) - 1, nums[1:]
+    return out
+
+
+def _next_sub(last: tuple[int, ...], nums: tuple[int, ...]) -> bool:
+    """Do a subsection's numbers (after its top section's) follow `last` in order: 1 first, then the next at
+    its depth, a deeper one opening at 1 ("2.1" -> "2.1.1"), or a shallower one going on ("2.1.2" -> "2.2")?"""
+    if not last:
+        return nums == (1,) or nums == (1, 1)
+    for depth in range(len(nums)):
+        if nums[:depth] != last[:depth]:
+            return False
+    d = len(nums)
+    if d > len(last):
+        return nums[len(last):] == (1,) * (d - len(last)) and nums[:len(last)] == last
+    return nums[d - 1] == last[d - 1] + 1
 
 
 def _outline_levels(outline: Sequence[tuple[int, str]]) -> dict[str, int]:

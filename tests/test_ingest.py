@@ -233,6 +233,34 @@ def test_a_docx_content_control_is_read(tmp_path: Path) -> None:
     assert "cooling system in 2019" in load_document(path).text
 
 
+def _paper(numbers: list[str]) -> str:
+    body = "We describe the method in enough words to make a paragraph of body text here.\n" * 3
+    return "\n".join(f"{n} {title}\n{body}" for n, title in zip(numbers, [
+        "Introduction", "Method", "Data sources", "Model", "Results", "Discussion"], strict=False))
+
+
+def test_numbered_section_headings_of_a_paper_are_sections() -> None:
+    # Papers number their sections in the body font ("2 Method", "2.1 Data sources", "IV. EVALUATION"): no
+    # font marks them, so a paper read as one section ("REFERENCES" its only heading) gave citations no section.
+    from ingest.structure import detect_sections
+
+    text = _paper(["1", "2", "2.1", "2.2", "3", "4"])
+    paths = [s.path for s in detect_sections(text)]
+    assert paths == [("1 Introduction",), ("2 Method",), ("2 Method", "2.1 Data sources"), ("2 Method", "2.2 Model"),
+                     ("3 Results",), ("4 Discussion",)]
+    roman = _paper(["I.", "II.", "A.", "B.", "III.", "IV."])
+    assert [s.path[-1] for s in detect_sections(roman)] == ["I. Introduction", "II. Method", "A. Data sources",
+                                                            "B. Model", "III. Results", "IV. Discussion"]
+    # a numbered list, a table of contents, a CV's numbered publications and two numbers are no headings
+    listed = "Inclusion criteria\n1. Adults aged over eighteen\n2. Signed consent\n3. Normal kidney function\n"
+    contents = "Contents\n1 Introduction 3\n2 Method 5\n3 Results 9\n"
+    papers = "".join(f"{n}. Roe, J. and Poe, E. A study of things number {n}.\nMore text follows here.\n"
+                     for n in (1, 2, 3))
+    two = _paper(["1", "2"])
+    for text in (listed, contents, papers, two):
+        assert detect_sections(text) == (), text
+
+
 # -- cleaning ---------------------------------------------------------------------------------------
 JUNK = {
     "icon glyphs": r"[□■™®\ue000-\uf8ff]",
