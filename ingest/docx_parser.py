@@ -9,10 +9,11 @@ Paragraphs and tables are read in body order; `Title`/`Heading N` styles (and ou
 the outline; a table row of data becomes one line with cells joined by " | ", while a row of a page laid
 out in a table (a cell holding several paragraphs or a table: many CV templates set "Education" in one
 cell and the entries in the next) is read cell by cell, each paragraph as the body's, headings included;
-content controls are read through. Pages are counted from the page
+content controls are read through; so are text boxes (after the paragraph they are anchored in) and the
+first page's header (first: many CVs put the name and contact lines there). Pages are counted from the page
 breaks Word recorded when it last laid the file out, or from explicit page breaks when there are
 none. The core properties' title and author, and the first paragraphs' run size and weight (as
-`Parsed.lines`), are passed on as evidence for the owner/title decision. Left out: headers/footers, footnotes, comments, text boxes and tracked changes.
+`Parsed.lines`), are passed on as evidence for the owner/title decision. Left out: later headers, footers, footnotes, comments and tracked changes.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ MAX_RATIO = 200  # a member compressing better than this is not a document, it i
 LAYOUT_PARAGRAPHS = 40  # paragraphs whose size and weight are read (titles and owners sit at the top)
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _HEADING_STYLE = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*(\d)$", re.I)
 
 
@@ -130,10 +132,17 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
         if breaks and not rendered:
             page_starts.append(len(lines))
 
+    def paragraph_and_boxes(child) -> None:  # type: ignore[no-untyped-def]
+        paragraph(child)
+        # text boxes anchored in it (a CV's name or contact block), once: Word writes a box twice, for
+        # new readers (mc:Choice) and old ones (mc:Fallback)
+        for box in _boxes(child):
+            blocks(box)
+
     def blocks(parent) -> None:  # type: ignore[no-untyped-def]
         for child in parent.iterchildren():
             if child.tag == f"{_W}p":
-                paragraph(child)
+                paragraph_and_boxes(child)
             elif child.tag == f"{_W}tbl":
                 table(child)
             elif child.tag == f"{_W}sdt":  # a content control (many templates wrap their sections in one)
@@ -159,6 +168,9 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
             if texts:
                 lines.append(" | ".join(texts))
 
+    header = _first_header(document)
+    if header is not None:  # the first page's header: where many CVs put the name and contact lines
+        blocks(header)
     blocks(body)
 
     text = "\n\n".join(lines)
@@ -178,6 +190,30 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
         meta_title=" ".join((props.title or "").split()) or None,
         meta_author=" ".join((props.author or "").split()) or None,
     )
+
+
+def _boxes(p_el):  # type: ignore[no-untyped-def]
+    """The text boxes anchored in paragraph `p_el` itself (not those inside another box, which their box's
+    paragraphs read), each once: Word writes a box twice, for new readers (mc:Choice) and old (mc:Fallback)."""
+    for box in p_el.iter(f"{_W}txbxContent"):
+        a = box.getparent()
+        while a is not None and a is not p_el and a.tag not in (f"{_MC}Fallback", f"{_W}txbxContent"):
+            a = a.getparent()
+        if a is p_el:
+            yield box
+
+
+def _first_header(document):  # type: ignore[no-untyped-def]
+    """The XML of the header printed on the first page (its own when the section has a different first
+    page), or None when the document has none."""
+    if not document.sections:
+        return None
+    section = document.sections[0]
+    try:
+        header = section.first_page_header if section.different_first_page_header_footer else section.header
+        return None if header.is_linked_to_previous else header._element
+    except Exception:  # a damaged header part must not cost the body
+        return None
 
 
 def _is_layout(cell) -> bool:  # type: ignore[no-untyped-def]

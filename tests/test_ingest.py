@@ -261,6 +261,36 @@ def test_numbered_section_headings_of_a_paper_are_sections() -> None:
         assert detect_sections(text) == (), text
 
 
+def test_a_docx_header_and_text_boxes_are_read(tmp_path: Path) -> None:
+    # Word CV templates put the name and contact lines in the page header or in text boxes, which were not
+    # read: the CV had no owner and no address. A box Word wrote twice (for new and old readers) is read once.
+    import docx
+    from docx.oxml import parse_xml
+
+    d = docx.Document()
+    d.sections[0].header.paragraphs[0].text = "Jane Roe"
+    d.sections[0].header.add_paragraph("jane.roe@example.org")
+    d.add_heading("Education", level=1)
+    anchor = d.add_paragraph("PhD in Physics, Northfield University, 2015 - 2020")
+    box = ('<w:p><w:r><w:t>Languages: French, German</w:t></w:r></w:p>')
+    anchor._p.append(parse_xml(
+        '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+        'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+        'xmlns:v="urn:schemas-microsoft-com:vml"><mc:AlternateContent>'
+        f'<mc:Choice Requires="wps"><w:drawing><w:txbxContent>{box}</w:txbxContent></w:drawing></mc:Choice>'
+        f'<mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent>{box}</w:txbxContent></v:textbox></v:shape>'
+        '</w:pict></mc:Fallback></mc:AlternateContent></w:r>'))
+    d.add_paragraph("Research scientist at Acme Labs since 2021.")
+    path = tmp_path / "cv.docx"
+    d.save(str(path))
+    doc = load_document(path)
+    assert doc.text.startswith("Jane Roe")
+    assert "jane.roe@example.org" in doc.text
+    assert doc.text.count("Languages: French, German") == 1
+    assert doc.text.index("Northfield") < doc.text.index("Languages") < doc.text.index("Acme Labs")
+    assert doc.owner == "Jane Roe"
+
+
 # -- cleaning ---------------------------------------------------------------------------------------
 JUNK = {
     "icon glyphs": r"[□■™®\ue000-\uf8ff]",
