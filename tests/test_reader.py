@@ -585,6 +585,27 @@ def test_who_lists_only_people_whose_documents_spell_the_name_asked_about(tmp_pa
         _quotes_exact(assistant, a)
 
 
+def test_who_lists_everyone_whose_read_passage_writes_out_the_place_asked_about(tmp_path, embedder):
+    """Phelps's CV names Imperial College London in his last job and his referees' addresses, which the
+    search ranked below two passages about Oxford colleges: the "who" model read those and left him out.
+    Each CV's retrieved passage that writes out the question's name of two or more words is read now, and
+    one that does makes its person a match; a CV that only shares words with it (University College
+    London) does not."""
+    import shutil
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("cv02_zheng.pdf", "cv06_sohail.pdf", "cv13_phelps.pdf"):
+        shutil.copy(require_shared(REALDOCS / "docs" / name), docs / name)
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    assistant = Assistant(store, embedder)
+    a = assistant.ask("Which people have a connection to Imperial College London?")
+    names = " ".join(p.name for p in a.people)
+    assert "Sohail" in names and "Phelps" in names and "Zheng" not in names, a.answer
+    assert a.answer.count("Imperial College London") == 2, a.answer  # each line quotes the place
+    _quotes_exact(assistant, a)
+
+
 def test_a_document_listed_by_a_long_title_keeps_room_for_its_quote():
     from assistant.answer.who import MIN_QUOTE, PER_PERSON_CHARS, TITLE_CHARS, short_title
 

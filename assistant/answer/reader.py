@@ -47,7 +47,7 @@ from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
 from .titles import TITLE_LEAD_CHARS, document_asked
-from .who import answer_who, short_title, take_turns, top_per_doc
+from .who import answer_who, short_title, take_turns, top_per_doc, with_names
 
 log = logging.getLogger(__name__)
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
@@ -230,7 +230,7 @@ class Reader:
         named = bool(people_named(question, owners, aliases)) or (
             self.store is not None and (names_one_title(question, self.store) or names_unowned(question, self.store)))
         is_who = not named and asks.asks_who(question)
-        return is_who, (top_per_doc(hits, self.per_doc) if is_who else list(hits)), people
+        return is_who, (with_names(question, hits, top_per_doc(hits, self.per_doc)) if is_who else list(hits)), people
 
     def rank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
         """`hits` reordered by how likely each is to hold the answer: the reader's best candidate

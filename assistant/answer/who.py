@@ -3,7 +3,8 @@ document is checked for them, the people searched, and the order of their hits.
 
 - `answer_who`: the people the fitted "who" model matches, one line and one quote each (`short_title` for a
   document without an owner), and a coverage note; `spelling_names` keeps the matches that spell the
-  question's names in full;
+  question's names in full, and `spelling_in_full` adds the documents whose read passages write out a name
+  of two or more words the question spells;
 
 - `spelled_names`: the names a question spells ("Imperial College London", "NSF"); `spells` /
   `holds_name`: whether a text holds one as whole words, folded, dotted abbreviations glued ("Ph.D." is
@@ -106,6 +107,29 @@ def take_turns(hits: Sequence[Hit], doc_p: dict[str, float] | None = None, cut: 
     return [hits[i] for i in sorted(range(len(hits)), key=key)]
 
 
+def long_names(question: str) -> list[str]:
+    """The names of two or more words a question spells (`spelled_names`): specific enough that a document
+    writing one out is about it ("Imperial College London", "Robert J Gretz")."""
+    return [n for n in spelled_names(question) if len(n.split()) >= 2]
+
+
+def with_names(question: str, hits: Sequence[Hit], read: Sequence[Hit]) -> list[Hit]:
+    """`read` (each document's best hits of a "who" question) and, for each document none of whose hits
+    in `read` writes out the question's `long_names`, its first hit that does: the search may rank the
+    line that names the place below two that only resemble the question."""
+    names = long_names(question)
+    if not names:
+        return list(read)
+    spelled = {h.doc for h in read if all(holds_name(glued(h.text), n) for n in names)}
+    chosen = {h.chunk_id for h in read}
+    out = list(read)
+    for h in hits:
+        if h.doc not in spelled and h.chunk_id not in chosen and all(holds_name(glued(h.text), n) for n in names):
+            out.append(h)
+            spelled.add(h.doc)
+    return out
+
+
 def top_per_doc(hits: Sequence[Hit], n: int) -> list[Hit]:
     count: dict[str, int] = {}
     out = []
@@ -151,6 +175,29 @@ def spelling_names(reader: Reader, r: Reading, match: dict[str, float]) -> dict[
     return spelling or match
 
 
+def spelling_in_full(reader: Reader, r: Reading, match: dict[str, float],
+                     pm: dict[str, float]) -> dict[str, tuple[float, int]]:
+    """The documents of a "who" question the "who" model did not match that write out in full, in a passage
+    the reader read, the names of two or more words the question spells ("Which people have a connection to
+    Imperial College London?"): {document: (its match probability, that passage's best candidate)}. Such a
+    name is specific enough that a CV writing it has the connection, whatever the model made of the passage
+    the search put first ("Jesus College Oxford" for one that also writes "Imperial College London"). A
+    single word ("Google", "NSF") is not: a CV writes "Google Scholar" and a student's NSF fellowship."""
+    names = long_names(r.question)
+    if not names:
+        return {}
+    found: dict[str, tuple[float, int]] = {}
+    for i in np.argsort(-r.p):
+        c = r.cands[int(i)]
+        d = r.hits[c.hit].doc
+        if d in match or d in found:
+            continue
+        text = glued(r.text(int(i)))
+        if all(holds_name(text, n) for n in names):
+            found[d] = (pm.get(d, 0.0), int(i))
+    return found
+
+
 def answer_who(reader: Reader, r: Reading, people: Sequence[Person]) -> Answer:
     """A "who" question's answer: every person whose document the fitted "who" model matches (when the
     answerability model says anyone does), likeliest first, each on one line with one quote, and a coverage
@@ -165,6 +212,9 @@ def answer_who(reader: Reader, r: Reading, people: Sequence[Person]) -> Answer:
     match = {d: float(v) for d, v in zip(docs, pm, strict=True) if v >= cut}
     match = spelling_names(reader, r, match)
     by_doc = dict(zip(docs, best, strict=True))
+    if cut < math.inf:
+        for d, (v, i) in spelling_in_full(reader, r, match, dict(zip(docs, pm, strict=True))).items():
+            match[d], by_doc[d] = v, i
     matches: list[tuple[float, Person, list[int]]] = []
     for person in people:
         hit_docs = sorted((d for d in person.docs if d in match), key=lambda d: -match[d])
