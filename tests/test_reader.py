@@ -670,6 +670,33 @@ def test_a_passage_ending_with_a_colon_takes_in_the_line_it_announces():
     assert with_what_follows(r, last, last.start, last.end) == (last.start, last.end)  # no colon: as it was
 
 
+def test_a_cv_answer_starts_with_its_entrys_header_right_above_it():
+    # "Where is he doing his PhD?" was answered "PH.D. IN ECONOMICS AND FINANCE 2021-Present Visiting: ...",
+    # the university on the line above left out. A person's document quotes the entry header right above
+    # its candidate; not a section heading, nor in a paper, whose short lines are a wrapped paragraph.
+    from dataclasses import replace
+
+    from assistant.answer.candidates import candidates, pieces_of
+    from assistant.answer.extent import with_header
+    from assistant.answer.reader import Reading
+    from index import Hit
+
+    text = ("EDUCATION\nNorthfield University, Boston\nPH.D. IN PHYSICS 2021-Present\nVisiting: Eastfield Institute\n"
+            "Southfield College, Leeds\nB.SC. IN CHEMISTRY 2016-2019")
+    cv = Hit(rank=1, chunk_id=1, doc="/d/roe.pdf", page=1, section="EDUCATION", text=text, score=1.0, owner="Jane Roe")
+    for hit, moves in ((cv, True), (replace(cv, owner=None), False)):
+        pieces = pieces_of((hit,))
+        cands = candidates((hit,), pieces)
+        r = Reading("Where is she doing her PhD?", (hit,), tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                    np.zeros(len(cands)), np.zeros(len(cands)))
+        c = next(c for c in cands if text[c.start:c.end].startswith("PH.D.") and len(c.pieces) == 2)
+        a = with_header(r, c, c.start, c.end)
+        assert text[a:c.end] == ("Northfield University, Boston\n" if moves else "") + text[c.start:c.end]
+        top = next(c for c in cands if text[c.start:c.end] == "Northfield University, Boston")
+        assert with_header(r, top, top.start, top.end) == top.start  # the section's heading is no entry header
+        assert with_header(r, c, c.start, c.end, limit=40) == c.start  # it must fit
+
+
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
     text = "alpha line\nbeta line that is longer\n" + "x" * 310 + "\nlast"
     spans = line_windows(text)

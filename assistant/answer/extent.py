@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from index.lexical import STOPWORDS
 
 from . import asks
-from .candidates import BULLETS, LIMIT, Candidate, Piece, header_like
+from .candidates import BULLETS, LIMIT, Candidate, Piece, echo_key, header_like
 from .features import flat
 
 LABEL_WORDS = 5  # the most words a label line holds ("Place of birth", "PhD Students Directed")
@@ -59,6 +59,22 @@ def with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
             break
         end = p.end
     return end
+
+
+def with_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> int:
+    """Where a fact answer from a person's document starts: with the entry header of its candidate when that
+    header is the line right above it (a CV's "Bocconi University, Milan, Italy" above "PH.D. IN ECONOMICS
+    2021-Present"), so the quote holds the whole entry's say of where and what, within `limit` characters. A
+    section's heading or a list's item above it is no entry header; in a paper or a report, whose short lines
+    are a paragraph wrapped by the layout more often than entries, the candidate starts where it starts."""
+    hit = r.hits[c.hit]
+    if not hit.owner or c.header is None or c.header != c.pieces[0] - 1 or r.pieces[c.header].hit != c.hit:
+        return start
+    a = r.pieces[c.header].start
+    line = hit.text[a:r.pieces[c.header].end].strip()
+    if line[:1] in BULLETS or echo_key(line) in {echo_key(part) for part in hit.section.split(" > ")}:
+        return start  # a list's item, or the section's heading: no entry's header
+    return min(start, a) if len(flat(hit.text[a:end])) <= limit else start
 
 
 def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:

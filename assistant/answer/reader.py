@@ -41,7 +41,7 @@ from ..people import Person, group_people
 from . import Answer, Citation, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
-from .extent import read_span, short, with_body, with_list, with_what_follows
+from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
@@ -291,7 +291,7 @@ class Reader:
         hit = r.hits[c.hit]
         r = self.near(r, c.hit)
         end = c.end if kind else with_body(r, c)
-        start, end = with_what_follows(r, c, c.start, end)
+        start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
         start, end = with_list(r, c, start, end)
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
