@@ -124,7 +124,7 @@ def _entries(text: str, blocks: list[tuple[int, int]], pubs: list[tuple[int, int
 
     A new entry starts where a parsed publication starts, after a bullet list when a non-bullet
     line follows (CVs: institution / place / degree / dates / bullets, then the next institution),
-    and after a long paragraph. This works when blank lines carry no signal (PDF text where every
+    after a long paragraph, and at a block that reads as a heading after a sentence (`_heading_block`). This works when blank lines carry no signal (PDF text where every
     line is its own paragraph) as well as for ordinary paragraphs.
     """
     groups: list[list[tuple[int, int]]] = []
@@ -135,7 +135,8 @@ def _entries(text: str, blocks: list[tuple[int, int]], pubs: list[tuple[int, int
             inside_pub = any(s < bs < e for s, e in pubs)  # e.g. the venue line of an entry
             list_ended = _is_bullet(text, ps) and not _is_bullet(text, bs)
             after_paragraph = pe - ps > _LONG_BLOCK and not _is_bullet(text, bs)
-            if inside_pub or not (starts_pub or list_ended or after_paragraph):
+            heading = _heading_block(text, bs, be) and text[ps:pe].rstrip().endswith(".")
+            if inside_pub or not (starts_pub or list_ended or after_paragraph or heading):
                 groups[-1].append((bs, be))
                 continue
         groups.append([(bs, be)])
@@ -143,6 +144,17 @@ def _entries(text: str, blocks: list[tuple[int, int]], pubs: list[tuple[int, int
 
 
 _LONG_BLOCK = 250  # characters: a block this long is a paragraph, not a line of an entry head
+_HEADING_WORDS = 6  # the most words of a block read as the heading of what follows (`_heading_block`)
+
+
+def _heading_block(text: str, start: int, end: int) -> bool:
+    """Is the block text[start:end] a heading the layout did not mark ("PhD Students Directed" between
+    blank lines): one line of at most `_HEADING_WORDS` words, no digit, not ending like a sentence or an item?
+    After a block ending with a full stop it opens an entry of its own, so a chunk never ends with the
+    heading of the list that the next one holds."""
+    line = text[start:end].strip()
+    return (0 < len(line.split()) <= _HEADING_WORDS and "\n" not in line and not any(c.isdigit() for c in line)
+            and line[-1] not in ".,;:" and not _is_bullet(text, start) and line[0].isupper())
 
 
 def _pack_blocks(text: str, blocks: list[tuple[int, int]], size: int, overlap: int) -> list[tuple[int, int]]:

@@ -433,6 +433,22 @@ def test_publications_other_shapes() -> None:
 
 
 # -- chunking ---------------------------------------------------------------------------------------
+def test_a_chunk_does_not_end_with_the_heading_of_the_next_list(tmp_path: Path) -> None:
+    # "PhD Students Directed" (a heading no font marked, between blank lines) ended one chunk and its list
+    # began the next: the list's chunk never said what it lists, and the heading's chunk answered nothing.
+    courses = "\n\n".join(f"Taught course {c}: Algebra, Geometry and Calculus for Business." for c in "ABCDEFG")
+    students = "\n\n".join(f"{n} Roe. Summer 2005. Dissertation title: Models of things number {i}."
+                           for i, n in enumerate(("Ann", "Bob", "Cid", "Dee", "Eve")))
+    path = tmp_path / "cv.txt"
+    path.write_text(f"Teaching\n\n{courses}\n\nPhD Students Directed\n\n{students}\n", encoding="utf-8")
+    doc = load_document(path)
+    chunks = chunk_document(doc)
+    assert len(chunks) > 1
+    assert not any(c.text.rstrip().endswith("PhD Students Directed") for c in chunks)
+    assert any(c.text.startswith("PhD Students Directed\n\nAnn Roe") for c in chunks)
+    assert all(doc.text[c.start:c.end] == c.text for c in chunks)
+
+
 def test_chunks_are_exact_slices_inside_one_section(seeds) -> None:
     for doc in seeds.values():
         chunks = chunk_document(doc)
