@@ -789,6 +789,24 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert any(h.chunk_id == found[0].chunk_id for h in hits)
 
 
+def test_an_entry_its_header_dates_to_a_closed_period_is_not_now(tmp_path, embedder):
+    """A project's description line saying "rats presently", under a header dated "January 2019 - August 2020",
+    answered "Where does she work now?" (the people table's "Current employer"): the header's dates say when
+    the entry held. A line holding its own running period still speaks of now."""
+    _store, assistant = _indexed(tmp_path, embedder, {"ann_lee.md": (
+        "# Ann Lee\n\n## Projects\n\nVisual learning lab, Eastfield University\n"
+        "Mentored by Prof. Mark Stone January 2019 - August 2020\n\n"
+        "- I train animals (rats presently, and mice later) on an auditory task at the lab\n\n"
+        "## Employment\n\nNorthwind Institute, Boston\nPostdoctoral researcher 2025 - present\n")})
+    question = "Where does Ann Lee work now?"
+    hits, _ = assistant.retrieve_scoped(question)
+    r = assistant.reader.read(question, hits)
+    now = r.x[:, NAMES.index("now_match")]
+    texts = [r.text(i) for i in range(len(r.cands))]
+    assert not any(now[i] for i, t in enumerate(texts) if "presently" in t and "present\n" not in t + "\n")
+    assert any(now[i] for i, t in enumerate(texts) if "2025 - present" in t)
+
+
 def test_a_question_about_now_is_refused_when_its_passage_speaks_of_no_present(tmp_path, embedder):
     """A biography that ends in the past ("He taught at Leiden until 1931") cannot say where its person works
     now: the passage it would quote has no period still running and no "currently" (the people table left

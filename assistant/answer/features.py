@@ -9,7 +9,9 @@ search rank and score; whether the candidate holds the kind of thing asked for (
 the share of its (IDF-weighted) words the question does not already say; for a question about the
 present ("Where does she work now?"), whether the candidate, its entry header or its section heading
 speaks of the present: a date range still running ("2021 - present") or a word such as "currently"
-(`present.says_now`); for a "how many / how much" question, whether it gives a count of what the question
+(`present.says_now`), unless the candidate or its entry header dates it to a period that is over
+(`present.ended`: "Mentored by A. Roe, January 2019 - August 2020" above "... rats presently ...") and
+the candidate itself holds no period still running; for a "how many / how much" question, whether it gives a count of what the question
 counts (`detect.counts_near`: "34925 unique patients", not "54 features" for "How many samples ...?").
 
 The question is read without the names of the retrieved documents' owners (`focus`): the cosine
@@ -309,9 +311,10 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
             sum(idf(w) for w in new) / all_w,
-            1.0 if now and not present.ended(flat(text)) and (
-                now_sec[c.hit] or present.says_now(flat(text))
-                or (c.header is not None and present.says_now(ptexts[c.header]))) else 0.0,
+            1.0 if now and not present.ended(flat(text)) and (present.open_range(flat(text)) or (
+                not (c.header is not None and present.ended(ptexts[c.header])) and (
+                    now_sec[c.hit] or present.says_now(flat(text))
+                    or (c.header is not None and present.says_now(ptexts[c.header]))))) else 0.0,
             1.0 if any(piece_counts[j] for j in ids) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
