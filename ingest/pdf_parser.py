@@ -6,8 +6,10 @@ first character's box and font size: a vertical gap wider than usual becomes a b
 paragraph break), a line set clearly larger than the body text, in a style (size and weight) whose
 lines stand alone rather than run on into each other, becomes a heading, when it is also printed larger
 (its size times the scale it is drawn at: a chart's 14 pt labels in a figure scaled to 40 % are no headings);
-a heading wrapped onto the next line in the same style is one heading, on one line; and lines repeated
-at the top or bottom of most pages (running headers, footers, page numbers) are dropped. The kept
+a heading wrapped onto the next line in the same style is one heading, on one line; a margin label beside
+the text it labels, on one baseline ("Education" in a CV's left column), is a line of its own
+(`_margin_labels`); and lines repeated at the top or bottom of most pages (running headers, footers, page
+numbers) are dropped. The kept
 lines also come out as `Parsed.lines` (size, bold, baseline) and the Info dictionary's Title and
 Author as `meta_title`/`meta_author`, as evidence for titles and owners. Left out:
 columns, tables and reading order beyond PDFium's own, OCR of scanned pages (they yield no text).
