@@ -1095,6 +1095,10 @@ def test_a_table_of_contents_is_never_the_answer(tmp_path, embedder, monkeypatch
 
     assert echo_key("* [Contributing to Widget](#contributing-to-widget)") == "contributing to widget"
     assert echo_key("2.1 Methods . . . . . . 12") == "methods" and echo_key("IV. Results 7") == "results"
+    # two entries a PDF ran together: the leader pattern backtracked exponentially in its dots (the libtasn1
+    # manual's "Concept Index . . . (40 dots) 32 Function and Data Index. . ." stalled every question for minutes)
+    merged = "Concept Index " + ". " * 40 + "32 Function and Data Index" + ". " * 20 + "33"
+    assert echo_key(merged).startswith("concept index . . .") and echo_key(merged).endswith("function and data index")
     toc = "".join(f"* [{h}](#{h.lower().replace(' ', '-')})\n" for h in
                   ("Support", "Release types", "Contributing to Widget", "Current project team members",
                    "TSC (Technical Steering Committee)", "Collaborators"))

@@ -51,7 +51,7 @@ def header_like(text: str) -> bool:
 
 BULLETS = "-–—•·*▪◦○➔>#"  # list and Markdown markers a line's text does not start with
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a Markdown link: its text
-_LEADER = re.compile(r"(?:\s*[.·…]\s*){2,}\s*[\divxlcIVXLC]*\s*$|\s+\d+\s*$")  # "Introduction ..... 3", "Methods 12"
+_LEADER = re.compile(r"(?:\s*[.·…]){2,}\s*[\divxlcIVXLC]*\s*$|\s+\d+\s*$")  # "Introduction ..... 3", "Methods 12"
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 ", "IV. ", "A. "
 
 
