@@ -96,6 +96,7 @@ _NUMBERED = re.compile(r"^(?:(?P<arabic>\d{1,2}(?:\.\d{1,2}){0,2})\.?|(?P<roman>
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10, "XI": 11,
           "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
 MIN_NUMBERED = 3  # numbered headings count only when the document numbers at least this many top sections
+MAX_STARTS = 20  # the candidates numbered 1 that a chain of numbered headings is read from (the first ones)
 
 
 def numbered_headings(text: str) -> dict[int, int]:
@@ -133,7 +134,8 @@ def numbered_headings(text: str) -> dict[int, int]:
     cands = [c for c in cands if c[0] not in listed]
     best: dict[int, int] = {}
     for roman in (False, True):
-        for first in (i for i, c in enumerate(cands) if c[2] == roman and c[1] == (1,)):
+        firsts = [i for i, c in enumerate(cands) if c[2] == roman and c[1] == (1,)]
+        for first in firsts[:MAX_STARTS]:  # each start reads the rest: bounded, whatever a file repeats
             chosen = _numbered_chain(cands[first:], roman)
             if sum(1 for d in chosen.values() if d == 0) >= MIN_NUMBERED and len(chosen) > len(best):
                 best = chosen

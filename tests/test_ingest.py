@@ -259,6 +259,9 @@ def test_numbered_section_headings_of_a_paper_are_sections() -> None:
     two = _paper(["1", "2"])
     for text in (listed, contents, papers, two):
         assert detect_sections(text) == (), text
+    # a file repeating "1 Apple" between other lines: a bounded number of starts, each read once
+    repeated = "1 Apple\nsome text of the section\n" * 20000 + _paper(["1", "2", "3"])
+    assert [s.path for s in detect_sections(repeated)][-3:] == [("1 Apple",), ("2 Method",), ("3 Data sources",)]
 
 
 def test_a_docx_header_and_text_boxes_are_read(tmp_path: Path) -> None:
