@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 # 12: a PDF line printed no larger than the body text is no heading, whatever its font size (a figure's labels);
 # 13: a PDF heading wrapped onto the next line in the same style is one heading, on one line; 14: a margin label
 # ("Education" in a left column, on the baseline of the text it labels) is a line of its own, and a DOCX laid out
-# in a table is read cell by cell, its first page's header and its text boxes too; a paper's numbered section headings ("2.1 Data", "IV. EVALUATION") are sections; a chunk does not end with a heading-like line (`chunk._heading_block`)
+# in a table is read cell by cell, its first page's header and its text boxes too; a paper's numbered section
+# headings ("2.1 Data", "IV. EVALUATION") are sections; a chunk does not end with a heading-like line
 INGEST_VERSION = 14
 
 

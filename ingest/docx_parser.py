@@ -132,17 +132,12 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
         if breaks and not rendered:
             page_starts.append(len(lines))
 
-    def paragraph_and_boxes(child) -> None:  # type: ignore[no-untyped-def]
-        paragraph(child)
-        # text boxes anchored in it (a CV's name or contact block), once: Word writes a box twice, for
-        # new readers (mc:Choice) and old ones (mc:Fallback)
-        for box in _boxes(child):
-            blocks(box)
-
     def blocks(parent) -> None:  # type: ignore[no-untyped-def]
         for child in parent.iterchildren():
             if child.tag == f"{_W}p":
-                paragraph_and_boxes(child)
+                paragraph(child)
+                for box in _boxes(child):  # its text boxes (a CV's name or contact block), after it
+                    blocks(box)
             elif child.tag == f"{_W}tbl":
                 table(child)
             elif child.tag == f"{_W}sdt":  # a content control (many templates wrap their sections in one)
@@ -160,11 +155,7 @@ def parse_docx(path: Path, data: bytes) -> Parsed:
                 for cell in cells:  # a page laid out in a table: each cell's paragraphs as the body's
                     blocks(cell._tc)
                 continue
-            texts: list[str] = []
-            for cell in cells:
-                t = " ".join(cell.text.split())
-                if t and (not texts or texts[-1] != t):
-                    texts.append(t)
+            texts = [t for cell in cells if (t := " ".join(cell.text.split()))]
             if texts:
                 lines.append(" | ".join(texts))
 

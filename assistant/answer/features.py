@@ -311,10 +311,8 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if any(piece_kind[j] for j in ids) else 0.0,
             math.log1p(len(text)), float(len(ids)), 1.0 if c.header is not None else 0.0,
             sum(idf(w) for w in new) / all_w,
-            1.0 if now and not present.ended(flat(text)) and (present.open_range(flat(text)) or (
-                not (c.header is not None and present.ended(ptexts[c.header])) and (
-                    now_sec[c.hit] or present.says_now(flat(text))
-                    or (c.header is not None and present.says_now(ptexts[c.header]))))) else 0.0,
+            1.0 if now and _now_match(flat(text), ptexts[c.header] if c.header is not None else "", now_sec[c.hit])
+            else 0.0,
             1.0 if any(piece_counts[j] for j in ids) else 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
@@ -322,6 +320,19 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
         b = NAMES.index(base)
         rows[:, NAMES.index(col)] = rows[:, b] - rows[:, b].max()
     return rows
+
+
+def _now_match(text: str, header: str, section_now: bool) -> bool:
+    """Does a candidate of a question about the present speak of it: a period still running in its own text,
+    else "currently" or a running period in it, its entry header or its section heading, unless its text or
+    its header dates it to a period that is over (the dates say when the entry held)?"""
+    if present.ended(text):
+        return False
+    if present.open_range(text):
+        return True
+    if header and present.ended(header):
+        return False
+    return section_now or present.says_now(text) or bool(header) and present.says_now(header)
 
 
 def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate],

@@ -186,14 +186,13 @@ def spelling_in_full(reader: Reader, r: Reading, match: dict[str, float],
     names = long_names(r.question)
     if not names:
         return {}
+    spelling = {i for i, h in enumerate(r.hits) if h.doc not in match
+                and all(holds_name(glued(h.text), n) for n in names)}  # each chunk folded once
     found: dict[str, tuple[float, int]] = {}
     for i in np.argsort(-r.p):
         c = r.cands[int(i)]
         d = r.hits[c.hit].doc
-        if d in match or d in found:
-            continue
-        text = glued(r.text(int(i)))
-        if all(holds_name(text, n) for n in names):
+        if c.hit in spelling and d not in found and all(holds_name(glued(r.text(int(i))), n) for n in names):
             found[d] = (pm.get(d, 0.0), int(i))
     return found
 
