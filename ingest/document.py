@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 # 13: a PDF heading wrapped onto the next line in the same style is one heading, on one line; 14: a margin label
 # ("Education" in a left column, on the baseline of the text it labels) is a line of its own, and a DOCX laid out
 # in a table is read cell by cell, its first page's header and its text boxes too; a paper's numbered section
-# headings ("2.1 Data", "IV. EVALUATION") are sections; a chunk does not end with a heading-like line
-INGEST_VERSION = 14
+# headings ("2.1 Data", "IV. EVALUATION") are sections; a chunk does not end with a heading-like line; 15: a PDF
+# whose body is not bold sets headings in bold only a small step larger (`pdf_parser.BOLD_HEADING_RATIO`)
+INGEST_VERSION = 15
 
 
 @dataclass(frozen=True)

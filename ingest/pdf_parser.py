@@ -3,7 +3,9 @@
 PDFium was chosen over pypdf and pdfplumber by measurement on generated CV-like PDFs: the same text,
 about 10x the speed of pypdf and 100x that of pdfplumber (see bench/ingest.py). Per line we read the
 first character's box and font size: a vertical gap wider than usual becomes a blank line (a
-paragraph break), a line set clearly larger than the body text, in a style (size and weight) whose
+paragraph break), a line set clearly larger than the body text (or, in bold over a body that is not, a small
+step larger, in a style of at least three lines none of which holds a digit: a CV's bold entry lines carry
+dates), in a style (size and weight) whose
 lines stand alone rather than run on into each other, becomes a heading, when it is also printed larger
 (its size times the scale it is drawn at: a chart's 14 pt labels in a figure scaled to 40 % are no headings);
 a heading wrapped onto the next line in the same style is one heading, on one line; a margin label beside
@@ -32,6 +34,8 @@ log = logging.getLogger(__name__)
 
 MAX_PAGES = 5000  # a longer PDF is cut here, with a warning
 HEADING_RATIO = 1.15  # a line this much larger than the body font is a heading
+BOLD_HEADING_RATIO = 1.05  # a bold line (in a body that is not bold) needs to be only this much larger
+MIN_BOLD_HEADINGS = 3  # ... when its style sets at least this many lines, none with a digit
 BOLD_WEIGHT = 600  # a font weight from here up is bold (400 regular, 700 bold)
 MARGIN_COLUMN_LINES = 4  # a left edge this many lines of a page start at is a column of text (`_margin_labels`)
 MARGIN_LABEL_WORDS = 4  # a margin label is at most this many words
@@ -257,8 +261,11 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     printed = [p for lines, style in zip(page_lines, page_style, strict=True)
                for (ln, _, _), (_, p) in zip(lines, style, strict=True) for _ in range(len(ln)) if p > 0]
     body_printed = statistics.median(printed) if printed else 0.0
+    bold_chars = sum(len(ln) for lines, style in zip(page_lines, page_style, strict=True)
+                     for (ln, _, _), (b, _) in zip(lines, style, strict=True) if b)
+    ratio = _ratios(bold_chars * 2 < sum(len(ln) for lines in page_lines for ln, _, _ in lines))
     furniture = _furniture(page_lines)
-    styles = _heading_styles(page_lines, page_style, body, body_printed)
+    styles = _heading_styles(page_lines, page_style, body, body_printed, ratio)
     heading_sizes = sorted({size for size, _ in styles}, reverse=True)
     level_of = {s: i + 1 for i, s in enumerate(heading_sizes[:4])}
 
@@ -270,7 +277,8 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     for number, lines in enumerate(page_lines, 1):
         kept = [ln for ln in lines if _key(ln) not in furniture]
         bold_of = {(number, ln[0]): b for ln, (b, _) in zip(lines, page_style[number - 1], strict=True)}
-        large = {ln[0] for ln, (_, p) in zip(lines, page_style[number - 1], strict=True) if _printed_large(p, body_printed)}
+        large = {ln[0] for ln, (b, p) in zip(lines, page_style[number - 1], strict=True)
+                 if _printed_large(p, body_printed, ratio[b])}
         layout.extend(
             LayoutLine(ln[0].strip(), number, round(size, 2), bold, round(ln[2], 2))
             for ln, (bold, size) in zip(lines, page_style[number - 1], strict=True) if _key(ln) not in furniture
@@ -320,16 +328,23 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     )
 
 
-def _printed_large(printed: float, body_printed: float) -> bool:
+def _ratios(plain_body: bool) -> dict[bool, float]:
+    """How much larger than the body text a heading is printed, by whether it is bold: where the body is
+    not bold, a bold line stands out at a smaller step ("Degrees" in 12 pt bold over 11 pt text)."""
+    return {False: HEADING_RATIO, True: BOLD_HEADING_RATIO if plain_body else HEADING_RATIO}
+
+
+def _printed_large(printed: float, body_printed: float, ratio: float = HEADING_RATIO) -> bool:
     """Is a line printed larger than the body text? Its font size alone can say so of a figure's labels:
     a chart drawn with 14 pt labels and placed in the page at 40 % prints them at 6 pt, below the body's
     10 pt, and they are no headings ("Density", "X Y" above a paper's conclusions). Without printed sizes
     (0), the font size decides alone."""
-    return not body_printed or printed >= body_printed * HEADING_RATIO
+    return not body_printed or printed >= body_printed * ratio
 
 
 def _heading_styles(page_lines: list[list[tuple[str, float, float]]], page_style: list[list[tuple[bool, float]]],
-                    body: float, body_printed: float = 0.0) -> set[tuple[float, bool]]:
+                    body: float, body_printed: float = 0.0,
+                    ratio: dict[bool, float] | None = None) -> set[tuple[float, bool]]:
     """The (size, bold) styles of headings: larger than the body text, and standing alone.
 
     A style whose lines mostly run on into another line of the same style is body text set large
@@ -339,15 +354,23 @@ def _heading_styles(page_lines: list[list[tuple[str, float, float]]], page_style
     """
     seen: Counter[tuple[float, bool]] = Counter()
     runs_on: Counter[tuple[float, bool]] = Counter()
+    dated: set[tuple[float, bool]] = set()  # styles with a line holding a digit
     for lines, style in zip(page_lines, page_style, strict=True):
         keyed = [((round(s, 1), b), ln) for (ln, s, _), (b, _) in zip(lines, style, strict=True)]
         for n, (key, ln) in enumerate(keyed):
-            if not body or key[0] < body * HEADING_RATIO or len(ln) > 100 or not _printed_large(style[n][1], body_printed):
+            step = (ratio or _ratios(False))[key[1]]
+            if not body or key[0] < body * step or len(ln) > 100 or not _printed_large(style[n][1], body_printed, step):
                 continue
             seen[key] += 1
+            if any(ch.isdigit() for ch in ln):
+                dated.add(key)
             if n + 1 < len(keyed) and keyed[n + 1][0] == key:
                 runs_on[key] += 1
-    return {key for key, n in seen.items() if runs_on[key] * 2 <= n}
+    # a bold style only a small step larger (`BOLD_HEADING_RATIO`) is also how a CV sets its entries' first lines,
+    # which carry dates: it counts only with at least MIN_BOLD_HEADINGS lines and no digit in any of them
+    small = {key for key in seen if key[0] < body * HEADING_RATIO}
+    return {key for key, n in seen.items() if runs_on[key] * 2 <= n
+            and (key not in small or (n >= MIN_BOLD_HEADINGS and key not in dated))}
 
 
 def _metadata(doc) -> dict[str, str]:  # type: ignore[no-untyped-def]

@@ -97,17 +97,19 @@ def test_pdf_heading_levels_and_paragraph_breaks(tmp_path: Path) -> None:
     assert doc.owner is None  # a report, not a person's document
 
 
-def _text(x: float, y: float, size: float, s: str) -> str:
-    return f"BT /F1 {size} Tf {x} {y} Td ({s}) Tj ET"
+def _text(x: float, y: float, size: float, s: str, font: str = "F1") -> str:
+    return f"BT /{font} {size} Tf {x} {y} Td ({s}) Tj ET"
 
 
 def _raw_pdf(path: Path, ops: list[str]) -> Path:
-    """A one-page PDF written by hand (Helvetica), its page drawn by the content-stream operators `ops`."""
+    """A one-page PDF written by hand (F1 Helvetica, F2 Helvetica-Bold), its page drawn by the content-stream
+    operators `ops`."""
     stream = "\n".join(ops).encode("latin-1")
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R /F2 6 0 R >> >> "
                b"/Contents 5 0 R >>", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"]
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>"]
     out, offsets = bytearray(b"%PDF-1.4\n"), []
     for n, body in enumerate(objects, 1):
         offsets.append(len(out))
@@ -179,6 +181,38 @@ def test_a_margin_label_is_a_line_of_its_own(tmp_path: Path) -> None:
     assert "Postdoctoral" not in doc.text[education.start:education.end]
     assert "2019 - 2021 Research assistant, Eastfield Lab" in doc.text  # a date column is no label
     assert "Location: Saclay, France" in doc.text  # a label with a colon says where it ends
+
+
+def test_bold_headings_a_small_step_larger_are_headings(tmp_path: Path) -> None:
+    # A CV set in 11 pt with its section headings in 12 pt bold (1.09 times the body, under the 1.15 a plain
+    # heading needs): "Degrees" and "Academic Appointments" were no headings, and the degrees went under the
+    # name. Its entries' first lines in the same bold style carry dates, so in a CV that sets them so (the
+    # second one) that style is no heading style.
+    def cv(headings: list[tuple[str, list[str]]]) -> list[str]:
+        ops, y = [_text(72, 760, 16, "Jordan Smith", "F2")], 730
+        for heading, lines in headings:
+            ops.append(_text(72, y, 12, heading, "F2"))
+            y -= 18
+            for line in lines:
+                ops.append(_text(72, y, 11, line))
+                y -= 14
+            y -= 10
+        return ops
+
+    sections = [("Degrees", ["PhD (Statistics) 1989, Eastfield State University", "MS (Statistics) 1985, Eastfield"]),
+                ("Academic Appointments", ["Northfield University. Professor of Statistics, 1998-2024.",
+                                           "Northfield University. Assistant Professor, 1990-1998."]),
+                ("Honors and Awards", ["Teaching award, Northfield University, 1999.", "Best paper award, 2002."])]
+    doc = load_document(_raw_pdf(tmp_path / "cv.pdf", cv(sections)))
+    assert [s.path for s in doc.sections] == [("Degrees",), ("Academic Appointments",), ("Honors and Awards",)]
+    degrees = doc.sections[0]
+    assert "PhD (Statistics) 1989" in doc.text[degrees.start:degrees.end]
+    entries = [("Experience", []), ("Professor of Statistics (2020 - )", ["Taught statistics and led a lab."]),
+               ("Lecturer (2012 - 2020)", ["Taught probability."]), ("Education", []),
+               ("PhD in Statistics (2012)", ["Thesis on the bootstrap."])]
+    doc = load_document(_raw_pdf(tmp_path / "entries.pdf", cv(entries)))
+    titles = [s.path[-1] for s in doc.sections]
+    assert titles[-2:] == ["Experience", "Education"] and not any("(" in t for t in titles), titles  # no entry
 
 
 def test_a_docx_laid_out_in_a_table_is_read_cell_by_cell(tmp_path: Path) -> None:
@@ -262,6 +296,15 @@ def test_numbered_section_headings_of_a_paper_are_sections() -> None:
     # a file repeating "1 Apple" between other lines: a bounded number of starts, each read once
     repeated = "1 Apple\nsome text of the section\n" * 20000 + _paper(["1", "2", "3"])
     assert [s.path for s in detect_sections(repeated)][-3:] == [("1 Apple",), ("2 Method",), ("3 Data sources",)]
+
+
+def test_a_usual_section_name_in_lower_case_is_no_heading() -> None:
+    # A CV's margin label wrapped onto two lines ("Scientific / software") left "software" alone on a line, and
+    # as a usual section name it became the section of every heading after it ("software > Awards").
+    from ingest.structure import detect_sections
+
+    text = "Skills\nScientific\nsoftware\nnumpy, h5py, matplotlib\n\nAwards\nA prize for the best thesis, 2009.\n"
+    assert [s.path for s in detect_sections(text)] == [("Skills",), ("Awards",)]
 
 
 def test_a_docx_header_and_text_boxes_are_read(tmp_path: Path) -> None:
