@@ -48,8 +48,7 @@ def detect_sections(
     `outline` holds (level, heading) pairs a parser found from styles, tags or font sizes; they are
     matched to lines in order. A lone outermost heading opening the outline is the document's title,
     not a section. Lines that are usual section names ("Education", "Selected Publications") are
-    headings at the outermost section level when they start with a capital ("Software", not a wrapped label's
-    "software").
+    headings at the outermost section level.
     """
     levels = _outline_levels(outline)
     top = min(levels.values(), default=1)
@@ -70,7 +69,7 @@ def detect_sections(
             heads.append((m.start(), len(md.group(1)), md.group(2).strip()))
         elif key in levels:
             heads.append((m.start(), levels[key], re.sub(r"[\s.:_]+$", "", line)))
-        elif len(line) <= 80 and (key in known or (key in SECTION_NAMES and line[:1].isupper())):
+        elif len(line) <= 80 and (key in known or key in SECTION_NAMES):
             heads.append((m.start(), top, re.sub(r"[\s.:_]+$", "", line)))
         elif m.start() in numbered:
             heads.append((m.start(), base + numbered[m.start()], line))

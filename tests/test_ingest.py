@@ -298,15 +298,6 @@ def test_numbered_section_headings_of_a_paper_are_sections() -> None:
     assert [s.path for s in detect_sections(repeated)][-3:] == [("1 Apple",), ("2 Method",), ("3 Data sources",)]
 
 
-def test_a_usual_section_name_in_lower_case_is_no_heading() -> None:
-    # A CV's margin label wrapped onto two lines ("Scientific / software") left "software" alone on a line, and
-    # as a usual section name it became the section of every heading after it ("software > Awards").
-    from ingest.structure import detect_sections
-
-    text = "Skills\nScientific\nsoftware\nnumpy, h5py, matplotlib\n\nAwards\nA prize for the best thesis, 2009.\n"
-    assert [s.path for s in detect_sections(text)] == [("Skills",), ("Awards",)]
-
-
 def test_a_docx_header_and_text_boxes_are_read(tmp_path: Path) -> None:
     # Word CV templates put the name and contact lines in the page header or in text boxes, which were not
     # read: the CV had no owner and no address. A box Word wrote twice (for new and old readers) is read once.
