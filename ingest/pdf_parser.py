@@ -263,9 +263,11 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     body_printed = statistics.median(printed) if printed else 0.0
     bold_chars = sum(len(ln) for lines, style in zip(page_lines, page_style, strict=True)
                      for (ln, _, _), (b, _) in zip(lines, style, strict=True) if b)
-    ratio = _ratios(bold_chars * 2 < sum(len(ln) for lines in page_lines for ln, _, _ in lines))
+    # where the body is not bold, a bold line stands out at a smaller step ("Degrees" in 12 pt bold over 11 pt text)
+    plain_body = bold_chars * 2 < sum(len(ln) for lines in page_lines for ln, _, _ in lines)
+    bold_step = BOLD_HEADING_RATIO if plain_body else HEADING_RATIO
     furniture = _furniture(page_lines)
-    styles = _heading_styles(page_lines, page_style, body, body_printed, ratio)
+    styles = _heading_styles(page_lines, page_style, body, body_printed, bold_step)
     heading_sizes = sorted({size for size, _ in styles}, reverse=True)
     level_of = {s: i + 1 for i, s in enumerate(heading_sizes[:4])}
 
@@ -278,7 +280,7 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
         kept = [ln for ln in lines if _key(ln) not in furniture]
         bold_of = {(number, ln[0]): b for ln, (b, _) in zip(lines, page_style[number - 1], strict=True)}
         large = {ln[0] for ln, (b, p) in zip(lines, page_style[number - 1], strict=True)
-                 if _printed_large(p, body_printed, ratio[b])}
+                 if _printed_large(p, body_printed, bold_step if b else HEADING_RATIO)}
         layout.extend(
             LayoutLine(ln[0].strip(), number, round(size, 2), bold, round(ln[2], 2))
             for ln, (bold, size) in zip(lines, page_style[number - 1], strict=True) if _key(ln) not in furniture
@@ -328,12 +330,6 @@ def parse_pdf(path: Path, data: bytes) -> Parsed:
     )
 
 
-def _ratios(plain_body: bool) -> dict[bool, float]:
-    """How much larger than the body text a heading is printed, by whether it is bold: where the body is
-    not bold, a bold line stands out at a smaller step ("Degrees" in 12 pt bold over 11 pt text)."""
-    return {False: HEADING_RATIO, True: BOLD_HEADING_RATIO if plain_body else HEADING_RATIO}
-
-
 def _printed_large(printed: float, body_printed: float, ratio: float = HEADING_RATIO) -> bool:
     """Is a line printed larger than the body text? Its font size alone can say so of a figure's labels:
     a chart drawn with 14 pt labels and placed in the page at 40 % prints them at 6 pt, below the body's
@@ -344,7 +340,7 @@ def _printed_large(printed: float, body_printed: float, ratio: float = HEADING_R
 
 def _heading_styles(page_lines: list[list[tuple[str, float, float]]], page_style: list[list[tuple[bool, float]]],
                     body: float, body_printed: float = 0.0,
-                    ratio: dict[bool, float] | None = None) -> set[tuple[float, bool]]:
+                    bold_step: float = HEADING_RATIO) -> set[tuple[float, bool]]:
     """The (size, bold) styles of headings: larger than the body text, and standing alone.
 
     A style whose lines mostly run on into another line of the same style is body text set large
@@ -358,7 +354,7 @@ def _heading_styles(page_lines: list[list[tuple[str, float, float]]], page_style
     for lines, style in zip(page_lines, page_style, strict=True):
         keyed = [((round(s, 1), b), ln) for (ln, s, _), (b, _) in zip(lines, style, strict=True)]
         for n, (key, ln) in enumerate(keyed):
-            step = (ratio or _ratios(False))[key[1]]
+            step = bold_step if key[1] else HEADING_RATIO
             if not body or key[0] < body * step or len(ln) > 100 or not _printed_large(style[n][1], body_printed, step):
                 continue
             seen[key] += 1

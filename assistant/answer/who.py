@@ -113,6 +113,12 @@ def long_names(question: str) -> list[str]:
     return [n for n in spelled_names(question) if len(n.split()) >= 2]
 
 
+def writes_out(text: str, names: Sequence[str]) -> bool:
+    """Does `text` write out every one of `names` as whole words (`holds_name`, dotted abbreviations glued)?"""
+    folded = glued(text)
+    return all(holds_name(folded, n) for n in names)
+
+
 def with_names(question: str, hits: Sequence[Hit], read: Sequence[Hit]) -> list[Hit]:
     """`read` (each document's best hits of a "who" question) and, for each document none of whose hits
     in `read` writes out the question's `long_names`, its first hit that does: the search may rank the
@@ -120,11 +126,11 @@ def with_names(question: str, hits: Sequence[Hit], read: Sequence[Hit]) -> list[
     names = long_names(question)
     if not names:
         return list(read)
-    spelled = {h.doc for h in read if all(holds_name(glued(h.text), n) for n in names)}
+    spelled = {h.doc for h in read if writes_out(h.text, names)}
     chosen = {h.chunk_id for h in read}
     out = list(read)
     for h in hits:
-        if h.doc not in spelled and h.chunk_id not in chosen and all(holds_name(glued(h.text), n) for n in names):
+        if h.doc not in spelled and h.chunk_id not in chosen and writes_out(h.text, names):
             out.append(h)
             spelled.add(h.doc)
     return out
@@ -187,12 +193,12 @@ def spelling_in_full(reader: Reader, r: Reading, match: dict[str, float],
     if not names:
         return {}
     spelling = {i for i, h in enumerate(r.hits) if h.doc not in match
-                and all(holds_name(glued(h.text), n) for n in names)}  # each chunk folded once
+                and writes_out(h.text, names)}  # each chunk folded once
     found: dict[str, tuple[float, int]] = {}
     for i in np.argsort(-r.p):
         c = r.cands[int(i)]
         d = r.hits[c.hit].doc
-        if c.hit in spelling and d not in found and all(holds_name(glued(r.text(int(i))), n) for n in names):
+        if c.hit in spelling and d not in found and writes_out(r.text(int(i)), names):
             found[d] = (pm.get(d, 0.0), int(i))
     return found
 
