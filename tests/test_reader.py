@@ -1233,6 +1233,14 @@ def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
         assert text[a:b].endswith("- Probability (Undergraduate)"), question  # the list's items, not the next section
     # too long with the line announcing it: the first item alone, as it was
     assert with_list(reading("Which graduate courses does Tyler teach?"), c, c.start, c.end, limit=50) == (c.start, c.end)
+    # a passage chosen for its first line, ending with the list it announces: a question asking for several things
+    # drops that line for the list when both do not fit, any other keeps it and takes the items that fit beside it
+    job = next(c for c in cands if text[c.start:c.end].startswith("Assistant Professor")
+               and text[c.start:c.end].endswith("- Sampling (Graduate)"))
+    a, b = with_list(reading("Which graduate courses does Tyler teach?"), job, job.start, job.end, limit=120)
+    assert text[a:b].startswith("Courses taught include:") and text[a:b].endswith("- Probability (Undergraduate)")
+    a, b = with_list(reading("What is Tyler's current job title?"), job, job.start, job.end, limit=120)
+    assert text[a:b].startswith("Assistant Professor") and text[a:b].endswith("- Sampling (Graduate)")
     # a list item quoted without the line announcing it: taken on only when the question asks for several things
     item = next(c for c in cands if text[c.start:c.end] == "- Sampling (Graduate)")
     a, b = with_list(reading("Which graduate courses does Tyler teach?"), item, item.start, item.end)

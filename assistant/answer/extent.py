@@ -103,16 +103,21 @@ def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT
     is what is asked for: the question asks for several things ("Which graduate courses does she teach?",
     `asks.is_list`) or the passage itself announces the list ("The two species are:"). It goes on over the
     list's next items, as many as fit in `limit` characters beside the line that announces them (or the
-    list's first item), dropping the passage's first lines when all of it would not fit."""
+    list's first item), dropping the passage's first lines when all of it would not fit, if the question asks
+    for several things; else the list goes on only as far as it fits beside the passage's start."""
     text = r.hits[c.hit].text
     quoted = [j for j, p in enumerate(r.pieces) if p.hit == c.hit and start <= p.start < end]
     if not quoted or not _item(text[r.pieces[quoted[-1]].start:r.pieces[quoted[-1]].end]):
         return start, end
     colons = [j for j in quoted[:-1] if text[r.pieces[j].start:r.pieces[j].end].rstrip().endswith(":")]
-    if not colons and not asks.is_list(r.question, False):
+    several = asks.is_list(r.question, False)
+    if not colons and not several:
         return start, end
     first = colons[-1] if colons else next(j for j in quoted if _item(text[r.pieces[j].start:r.pieces[j].end]))
-    floor = max(start, r.pieces[first].start)
+    # a list the question does not ask for is taken only as far as it fits beside the passage's start: its
+    # first line is what the passage was chosen for ("Assistant Professor, ... 2020 - present" above the
+    # "Courses taught include:" it ends with)
+    floor = max(start, r.pieces[first].start) if several else start
     new_end = end
     for p in r.pieces[quoted[-1] + 1:]:
         if p.hit != c.hit or not _in_list(text, new_end, p) or len(flat(text[floor:p.end])) > limit:
