@@ -773,6 +773,42 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert any(h.chunk_id == found[0].chunk_id for h in hits)
 
 
+def test_a_question_about_now_prefers_the_first_running_entry_of_a_cv(tmp_path_factory, embedder):
+    """A CV opens its positions with the one held now; running memberships, service and courses come later
+    (now_first). Grimes's "Senior Bioinformatics Analyst 2021 – present" under Employment had lost to
+    "Assistant Professor ... 2020 – present - Courses taught include:" under Teaching, and Presnell's
+    "Emeritus Faculty, 2024–present" to his teaching entry "Aug, 1990– Present"."""
+    line = "Analyst 2015 - 2020; Senior analyst, Acme, 2021 - present"
+    assert present.first_open(line) == line.index("Acme, 2021")  # a word before the year may be its month
+    assert present.first_open("Assistant Professor (August 2026– )") == 21 and present.first_open("2015 - 2020") is None
+    store, assistant = _indexed(tmp_path_factory.mktemp("roe"), embedder, {"ada_roe.md": (
+        "# Ada Roe\n\nada@example.org\n\n## Employment\n\nSenior analyst, Acme Analytics, 2021 - present\n\n"
+        "Analyst, Beta Labs, 2015 - 2020\n\n## Service\n\n* Co-organizer, Data Meetup, 2022 - present\n"
+        "* Reviewer, Journal of Occupations, 2019 - present\n")})
+    question = "What is Ada Roe's current job title?"
+    hits, _ = assistant.retrieve_scoped(question)
+    r = assistant.reader.read(question, hits)
+    first = r.x[:, NAMES.index("now_first")]
+    texts = [r.text(i) for i in range(len(r.cands))]
+    assert first.any() and all(("2021 - present" in t) == bool(f) for t, f in zip(texts, first, strict=True)), texts
+    assert not assistant.reader.read("Where did Ada Roe study?", hits).x[:, NAMES.index("now_first")].any()
+    store.close()
+    # On real CVs (tune people of the table)
+    docs = require_shared(REALDOCS / "docs")
+    picked = [p for p in sorted(docs.iterdir()) if p.name.startswith(("cv10", "cv15"))]
+    store, _ = build_index(picked, tmp_path_factory.mktemp("first-now"), embedder=embedder)
+    assistant = Assistant(store, embedder)
+    for question, expected in (("What is Brett Presnell's current job title?", "Emeritus"),
+                               ("What is Tyler Grimes's current job title?", "Senior Bioinformatics Analyst")):
+        hits, _ = assistant.retrieve_scoped(question)
+        r = assistant.reader.read(question, hits)
+        assert expected in r.text(int(np.argmax(r.p))), (question, r.text(int(np.argmax(r.p))))
+    a = assistant.ask("What is Tyler Grimes's current job title?")
+    assert not a.abstained and "Senior Bioinformatics Analyst" in a.answer, a.answer
+    _quotes_exact(assistant, a)
+    store.close()
+
+
 def test_a_question_about_now_is_refused_when_its_passage_speaks_of_no_present(tmp_path, embedder):
     """A biography that ends in the past ("He taught at Leiden until 1931") cannot say where its person works
     now: the passage it would quote has no period still running and no "currently" (the people table left

@@ -11,7 +11,8 @@ present ("Where does she work now?"), whether the candidate, its entry header or
 speaks of the present: a date range still running ("2021 - present") or a word such as "currently"
 (`present.says_now`), unless the candidate or its entry header dates it to a period that is over
 (`present.ended`: "Mentored by A. Roe, January 2019 - August 2020" above "... rats presently ...") and
-the candidate itself holds no period still running; for a "how many / how much" question, whether it gives a count of what the question
+the candidate itself holds no period still running, and whether it is the first such candidate of its document
+(a CV opens with the current appointment); for a "how many / how much" question, whether it gives a count of what the question
 counts (`detect.counts_near`: "34925 unique patients", not "54 features" for "How many samples ...?").
 
 The question is read without the names of the retrieved documents' owners (`focus`): the cosine
@@ -47,11 +48,11 @@ NAMES = (
     "cos", "cos_piece", "cos_header", "cos_section", "cos_rel", "cos_piece_rel",
     "idf_overlap", "idf_overlap_ctx", "idf_overlap_rel", "idf_overlap_ctx_rel", "word_share",
     "log_rank", "score_rel", "asks_kind", "kind_match", "log_chars", "pieces", "has_header",
-    "new_info", "now_match", "count_match",
+    "new_info", "now_match", "count_match", "now_first",
 )
 # Features added after reader files were first written: a file without them still loads, and they weigh
 # nothing until `citewise train-reader --keep-ranker FILE` fits them beside its ranker.
-LATER = ("now_match", "count_match")
+LATER = ("now_match", "count_match", "now_first")
 _WORD = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
 
@@ -313,13 +314,34 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             sum(idf(w) for w in new) / all_w,
             1.0 if now and _now_match(flat(text), ptexts[c.header] if c.header is not None else "", now_sec[c.hit])
             else 0.0,
-            1.0 if any(piece_counts[j] for j in ids) else 0.0,
+            1.0 if any(piece_counts[j] for j in ids) else 0.0, 0.0,
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):
         b = NAMES.index(base)
         rows[:, NAMES.index(col)] = rows[:, b] - rows[:, b].max()
+    rows[:, NAMES.index("now_first")] = _first_now(hits, pieces, cands, rows[:, NAMES.index("now_match")])
     return rows
+
+
+def _first_now(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate],
+               now: np.ndarray) -> np.ndarray:
+    """1 for the candidates that speak of the present (`now` > 0) and hold, in their text or their entry
+    header, the first date range still running (`present.first_open`) of their document among the hits,
+    else 0. A CV opens its positions with what a person does now; running memberships, service and
+    courses come later."""
+    first: dict[str, tuple[int, int, int]] = {}  # doc -> (offset in the document, hit, offset in the hit)
+    for i, h in enumerate(hits):
+        at = present.first_open(h.text)
+        if at is not None and (h.doc not in first or h.start + at < first[h.doc][0]):
+            first[h.doc] = (h.start + at, i, at)
+    out = np.zeros(len(cands), np.float32)
+    for r, c in enumerate(cands):
+        _, hit, at = first.get(hits[c.hit].doc, (0, -1, 0))
+        if now[r] > 0 and hit == c.hit:
+            spans = [(c.start, c.end)] + ([(pieces[c.header].start, pieces[c.header].end)] if c.header is not None else [])
+            out[r] = float(any(s <= at < e for s, e in spans))
+    return out
 
 
 def _now_match(text: str, header: str, section_now: bool) -> bool:

@@ -43,6 +43,12 @@ def open_range(text: str) -> bool:
     return bool(_OPEN_RANGE.search(text) or _BLANK_END.search(text))
 
 
+def first_open(text: str) -> int | None:
+    """Where the first date range still running in `text` begins (`open_range`), or None."""
+    found = [m.start() for m in (_OPEN_RANGE.search(text), _BLANK_END.search(text)) if m]
+    return min(found) if found else None
+
+
 def _in_name(text: str, start: int, end: int) -> bool:
     """Is the capitalised word text[start:end] part of a name written inside a line: a word before it on its
     line and a capitalised word after it ("the Management Committee for the Current Index to Statistics")?
