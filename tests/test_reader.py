@@ -133,6 +133,19 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert strip[a:b] == "1,500-foot"
     a, b = detect.phrase("number", strip, question="How old was the pilot?") or (0, 0)
     assert strip[a:b] == "85"
+    # a name leads without the words the question says at its ends, when what is left still names one of the
+    # kind asked for ("ETH Zurich Ph.D." led "Where did Weber do his PhD?"; "Ph.D. Biostatistics" led Grimes's)
+    phd_line = "ETH Zurich Ph.D. in Computer Science"
+    a, b = detect.phrase("place", phd_line, question="Where did Maurice Weber do his PhD?") or (0, 0)
+    assert phd_line[a:b] == "ETH Zurich"
+    degree = "Ph.D. Biostatistics 2016 – 2020\n\nUniversity of Florida, Gainesville FL"
+    a, b = detect.phrase("place", degree, question="Where did Tyler Grimes do his PhD?") or (0, 0)
+    assert degree[a:b] == "University of Florida"
+    degree_only = "Ph.D. Biostatistics 2016 – 2020"
+    assert detect.phrase("place", degree_only, question="Where did Tyler Grimes do his PhD?") is None
+    # the question's type noun is no restatement: "Which university ...?" is answered by a university
+    a, b = detect.phrase("place", degree, question="Which university did Tyler Grimes get his PhD from?") or (0, 0)
+    assert degree[a:b] == "University of Florida"
     hours = "He flew 12 months in 2019, 2,319 hours in all"
     a, b = detect.phrase("number", hours, question="How many total flight hours did he have?") or (0, 0)
     assert hours[a:b] == "2,319 hours"  # the counted noun comes after its adjectives
