@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import statistics
 import textwrap
 import tomllib
@@ -47,6 +48,7 @@ FIELDS_DIR = Path(__file__).resolve().parent / "fields"
 DEFAULT_FIELDS = "cv"  # assistant/fields/cv.toml
 NAME = "{name}"  # where a field's question puts the person's name
 VALUE_CHARS = 120  # a cell without a lead phrase shows at most this much of its quote
+PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
 # A filled cell whose confidence is more than COLUMN_MARGIN logits below the median of its column's filled
 # cells is left empty, when the column has at least COLUMN_ROWS of them. Fitted on the table's tune people
@@ -259,7 +261,8 @@ def pick_people(everyone: Sequence[Person], names: Sequence[str] | None = None) 
 
 def lead(quote: str, section: str = "", limit: int = VALUE_CHARS, question: str = "") -> str:
     """The start of `quote` as a cell value: an exact slice of it, without the section heading a chunk
-    repeats at its top or a list item's bullet, at most `limit` characters, cut at a space. When its first
+    repeats at its top, a heading line in capitals or a list item's bullet, its first paragraph (up to a
+    blank line) when that holds two words or more, at most `limit` characters, cut at a space. When its first
     line is prose too long to show whole, the sentence of that line sharing the most words with `question`
     (the first on a tie) instead: "He received a PhD from Princeton in 1942; ..." rather than the seminar
     the paragraph opens with. A CV's short lines keep their order (the institution above its degree)."""
@@ -268,6 +271,13 @@ def lead(quote: str, section: str = "", limit: int = VALUE_CHARS, question: str 
     rest = text[len(heading):]
     if heading and text[: len(heading)].casefold() == heading.casefold() and rest[:1] in "\r\n" and rest.strip():
         text = rest.lstrip(BULLETS + " \t\r\n")  # the heading's own line, not a word that starts like it
+    first, _, rest = text.partition("\n")
+    while len(first.split()) >= 2 and first.isupper() and rest.strip():  # "ACADEMIC EMPLOYMENT": a heading too
+        text = rest.lstrip(BULLETS + " \t\r\n")
+        first, _, rest = text.partition("\n")
+    paragraph = PARAGRAPH_BREAK.split(text, maxsplit=1)[0].rstrip()
+    if len(paragraph) < len(text.rstrip()) and len(paragraph.split()) >= 2:
+        text = paragraph  # a CV entry ends at its blank line: "Emeritus Faculty, 2024–present.", not the next post
     if len(text) <= limit:
         return text.rstrip()
     first = text.split("\n", 1)[0]

@@ -179,6 +179,13 @@ def test_a_long_quote_is_cut_at_a_space_and_stays_a_slice() -> None:
     assert quote[quote.index(value) + len(value)] == " "
     assert lead("Education Policy and more", "Education") == "Education Policy and more"  # a word, not the heading
     assert lead("### Current\n\n* Senior Lecturer, 2025", "Positions > Current") == "Senior Lecturer, 2025"
+    # a CV entry ends at its blank line, and a heading line in capitals is no value, whatever the chunk's section
+    jobs = "University of Florida. Emeritus Faculty, 2024–present.\n\nUniversity of Florida. Associate Professor, 1996-2024."
+    assert lead(jobs, "") == "University of Florida. Emeritus Faculty, 2024–present."
+    post = ("ACADEMIC EMPLOYMENT\n\nAssistant Professor of Political Science (August 2026– )\nUniversity of South Carolina"
+            "\n\nVisiting Scholar, 2024")
+    assert lead(post, "EDUCATION") == "Assistant Professor of Political Science (August 2026– )\nUniversity of South Carolina"
+    assert lead("IBM\n\nSenior engineer, 2020 - present", "") == "IBM\n\nSenior engineer, 2020 - present"  # one word goes on
 
 
 def small_table() -> Table:
