@@ -7,6 +7,8 @@ Gold records, one per person and field (`bench/questions/table.jsonl`):
 `doc` (by file name), and to that row's cell of the same label.
 - cell accuracy: given cells (non-empty `gold`) whose value or quote contains an alternative (case and
   spacing ignored); a person without a row (no owner found) has every cell empty;
+- value accuracy: given cells whose value alone contains one (what a reader of the table sees first; a
+  quote holding the answer beside a value that misses it is right by cell accuracy only);
 - empty share: not-given cells (`gold: []`) left empty;
 - quotes exact: filled cells whose quote is an exact substring of its stored chunk (below 100 % is a bug).
 Left out: judging paraphrases (a value must contain the expected words) and a cell's value being the
@@ -35,6 +37,7 @@ class CellScore:
     given: bool  # the document gives this field (non-empty gold)
     filled: bool  # the table's cell is not empty
     correct: bool  # given: value or quote holds an alternative; not given: left empty
+    value_correct: bool  # given: the value alone holds an alternative; not given: left empty
     exact: bool | None  # filled: its quote is an exact substring of the stored chunk; else None
     value: str = ""
     source: str = ""
@@ -70,9 +73,10 @@ def score_cell(record: dict[str, Any], cell: Cell | None, chunk_text: Callable[[
             holds_answer([gold], cell.value) or holds_answer([gold], c.quote))
     else:
         correct = not filled
+    value_correct = correct and holds_answer([gold], cell.value) if gold and cell is not None else correct
     exact = None if c is None else bool(c.quote) and c.quote in (chunk_text(c.chunk_id) or "")
     return CellScore(str(record["doc"]), str(record.get("person", "")), str(record["field"]),
-                     str(record.get("split", "")), bool(gold), filled, correct, exact,
+                     str(record.get("split", "")), bool(gold), filled, correct, value_correct, exact,
                      cell.value if cell is not None else "", cell.source if cell is not None else "")
 
 
@@ -95,10 +99,12 @@ def table_metrics(scores: Sequence[CellScore]) -> dict[str, float]:
     quoted = [s for s in scores if s.exact is not None]
     return {
         "cell_accuracy": sum(s.correct for s in given) / len(given) if given else 0.0,
+        "value_accuracy": sum(s.value_correct for s in given) / len(given) if given else 0.0,
         "empty_share": sum(s.correct for s in not_given) / len(not_given) if not_given else 1.0,
         "quotes_exact": sum(bool(s.exact) for s in quoted) / len(quoted) if quoted else 1.0,
         "given": float(len(given)),
         "right": float(sum(s.correct for s in given)),
+        "value_right": float(sum(s.value_correct for s in given)),
         "not_given": float(len(not_given)),
         "left_empty": float(sum(s.correct for s in not_given)),
         "filled": float(len(quoted)),

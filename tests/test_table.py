@@ -36,7 +36,7 @@ from assistant.table import (
     pick_people,
     table_text,
 )
-from assistant.table_eval import load_gold, score_table, table_metrics
+from assistant.table_eval import load_gold, score_cell, score_table, table_metrics
 
 CHILDREN = "Children=How many children does {name} have?"  # no profile says: every cell must stay empty
 
@@ -262,6 +262,14 @@ def test_the_scorer_counts_right_cells_empty_cells_and_exact_quotes(tmp_path: Pa
     assert [s.exact for s in scores] == [True, None, None, False, None]
     m = table_metrics(scores)
     assert (m["cell_accuracy"], m["empty_share"], m["quotes_exact"]) == (1 / 3, 0.5, 0.5)
+    assert (m["value_accuracy"], m["value_right"]) == (1 / 3, 1.0)
+    # a quote holding the answer beside a value that misses it is right by cell accuracy, not by value accuracy
+    dept = Cell("Current employer", "Department of Statistics", 0.8,
+                cite("Department of Statistics, University of Florida", chunk_id="c3"))
+    record = {"doc": "ada.pdf", "field": "Current employer", "gold": ["University of Florida"]}
+    scored = score_cell(record, dept, {"c3": "Department of Statistics, University of Florida"}.get)
+    assert scored.correct and not scored.value_correct and scored.exact
+    assert table_metrics([scored])["value_accuracy"] == 0.0 and table_metrics([scored])["cell_accuracy"] == 1.0
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"doc": "a.pdf", "field": "Email"}\n', encoding="utf-8")
     with pytest.raises(TableError, match="bad.jsonl:1"):

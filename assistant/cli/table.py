@@ -192,7 +192,8 @@ def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | 
                fields_from: str | None, show_items: bool, margin: float | None, as_json: bool) -> None:
     """Score `citewise table` against gold cells: FILE holds one JSON line per person and field,
     {"doc", "person", "field", "gold": [alternatives], "split"}, gold [] where the document does not
-    give the field. Reports cell accuracy (value or quote holds an alternative), the share of not-given
+    give the field. Reports cell accuracy (value or quote holds an alternative), value accuracy (the
+    value alone holds one), the share of not-given
     cells left empty, the share of quotes that are exact substrings of their chunk, per split and per
     field, and the table's wall time.
 
@@ -249,11 +250,12 @@ def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | 
         return
     click.echo(f"{file.name}: {len(table.rows)} people × {len(fields)} fields, {cells} cells in {seconds:.1f} s "
                f"({1000 * seconds / max(cells, 1):.0f} ms per cell)")
-    click.echo(f"{'':<22}{'cell accuracy':>20}{'left empty':>16}{'quotes exact':>16}")
+    click.echo(f"{'':<22}{'cell accuracy':>20}{'value accuracy':>20}{'left empty':>16}{'quotes exact':>16}")
     rows = {"all": result["all"], **({f"split {k}": v for k, v in result["splits"].items()} if not split else {}),
             **result["fields"]}
     for name, m in rows.items():
         click.echo(f"{name:<22}{m['cell_accuracy']:>8.3f} ({m['right']:>3.0f}/{m['given']:<3.0f})"
+                   f"{m['value_accuracy']:>8.3f} ({m['value_right']:>3.0f}/{m['given']:<3.0f})"
                    f"{m['empty_share']:>8.3f} ({m['left_empty']:>2.0f}/{m['not_given']:<2.0f})"
                    f"{m['quotes_exact']:>10.3f} ({m['filled']:.0f})")
     if show_items:
