@@ -13,6 +13,7 @@ import calendar
 import re
 from collections.abc import Callable
 
+from index.doc_terms import key
 from index.lexical import STOPWORDS
 from ingest.addresses import shapes
 
@@ -232,8 +233,8 @@ _JOINERS = frozenset(["of", "the", "de", "for", "and", "&"])  # the small words 
 
 
 def _glued(word: str) -> str:
-    """A word compared across spellings: case-free, without its dots and quotes ("Ph.D." -> "phd")."""
-    return word.casefold().replace(".", "").strip("'’-")
+    """A word compared across spellings: case- and accent-free, without its dots and quotes ("Ph.D." -> "phd")."""
+    return key(word.strip("'’-"))
 
 
 def _unsaid(text: str, a: int, b: int, question: str) -> tuple[int, int] | None:

@@ -11,8 +11,8 @@ present ("Where does she work now?"), whether the candidate, its entry header or
 speaks of the present: a date range still running ("2021 - present") or a word such as "currently"
 (`present.says_now`), unless the candidate or its entry header dates it to a period that is over
 (`present.ended`: "Mentored by A. Roe, January 2019 - August 2020" above "... rats presently ...") and
-the candidate itself holds no period still running, and whether it is the first such candidate of its document
-(a CV opens with the current appointment); for a "how many / how much" question, whether it gives a count of what the question
+the candidate itself holds no period still running, and whether it holds the first period still running of its
+document (a CV opens with the current appointment); for a "how many / how much" question, whether it gives a count of what the question
 counts (`detect.counts_near`: "34925 unique patients", not "54 features" for "How many samples ...?").
 
 The question is read without the names of the retrieved documents' owners (`focus`): the cosine
@@ -314,7 +314,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             sum(idf(w) for w in new) / all_w,
             1.0 if now and _now_match(flat(text), ptexts[c.header] if c.header is not None else "", now_sec[c.hit])
             else 0.0,
-            1.0 if any(piece_counts[j] for j in ids) else 0.0, 0.0,
+            1.0 if any(piece_counts[j] for j in ids) else 0.0, 0.0,  # now_first: set below, per document
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):
