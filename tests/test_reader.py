@@ -20,12 +20,25 @@ from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
 from assistant.answer.features import NAMES, Idf, VectorCache, features, lemmas, unmatched
 from assistant.answer.model import PARAMS, ReaderModel, doc_features
-from assistant.answer.reader import Reader
+from assistant.answer.reader import Reader, Reading
 from assistant.answer.resolve import look_through
 from index import Hit, Store
 
 pytestmark = pytest.mark.slow
 REALDOCS = SHARED / "eval" / "realdocs"
+
+
+def _led(kind: str, text: str, **how: object) -> str:
+    """The phrase `detect.phrase` leads with in `text`, "" when none."""
+    span = detect.phrase(kind, text, **how)  # type: ignore[arg-type]
+    return text[span[0]:span[1]] if span else ""
+
+
+def _column(assistant: Assistant, question: str, feature: str) -> tuple[Reading, np.ndarray]:
+    """The reader's reading of `question` over its scoped hits, and the column of one feature (`NAMES`)."""
+    hits, _ = assistant.retrieve_scoped(question)
+    r = assistant.reader.read(question, hits)
+    return r, r.x[:, NAMES.index(feature)]
 
 
 def _indexed(tmp_path: Path, embedder, files: dict[str, str], **answer: object) -> tuple[Store, Assistant]:
@@ -126,21 +139,16 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert not detect.holds("number", "3) Patients with amyloidosis.") and detect.holds("number", "(3 patients)")
     # "How many <things>?" counts those things; "How long ...?" asks for a measure, which has a unit
     trial = "The enrollment period is 12 months. This study enrolled a total of 40 patients."
-    a, b = detect.phrase("number", trial, question="How many patients does the trial enroll?") or (0, 0)
-    assert trial[a:b] == "40 patients"
+    assert _led("number", trial, question="How many patients does the trial enroll?") == "40 patients"
     strip = "The pilot, age 85, was landing at his private 1,500-foot airstrip."
-    a, b = detect.phrase("number", strip, question="How long was the airstrip?") or (0, 0)
-    assert strip[a:b] == "1,500-foot"
-    a, b = detect.phrase("number", strip, question="How old was the pilot?") or (0, 0)
-    assert strip[a:b] == "85"
+    assert _led("number", strip, question="How long was the airstrip?") == "1,500-foot"
+    assert _led("number", strip, question="How old was the pilot?") == "85"
     # a name leads without the words the question says at its ends, when what is left still names one of the
     # kind asked for ("ETH Zurich Ph.D." led "Where did Weber do his PhD?"; "Ph.D. Biostatistics" led Grimes's)
     phd_line = "ETH Zurich Ph.D. in Computer Science"
-    a, b = detect.phrase("place", phd_line, question="Where did Maurice Weber do his PhD?") or (0, 0)
-    assert phd_line[a:b] == "ETH Zurich"
+    assert _led("place", phd_line, question="Where did Maurice Weber do his PhD?") == "ETH Zurich"
     degree = "Ph.D. Biostatistics 2016 – 2020\n\nUniversity of Florida, Gainesville FL"
-    a, b = detect.phrase("place", degree, question="Where did Tyler Grimes do his PhD?") or (0, 0)
-    assert degree[a:b] == "University of Florida"
+    assert _led("place", degree, question="Where did Tyler Grimes do his PhD?") == "University of Florida"
     degree_only = "Ph.D. Biostatistics 2016 – 2020"
     assert detect.phrase("place", degree_only, question="Where did Tyler Grimes do his PhD?") is None
     # the question's type noun is no restatement: "Which university ...?" is answered by a university
@@ -802,13 +810,10 @@ def test_a_question_about_now_prefers_the_first_running_entry_of_a_cv(tmp_path_f
         "# Ada Roe\n\nada@example.org\n\n## Employment\n\nSenior analyst, Acme Analytics, 2021 - present\n\n"
         "Analyst, Beta Labs, 2015 - 2020\n\n## Service\n\n* Co-organizer, Data Meetup, 2022 - present\n"
         "* Reviewer, Journal of Occupations, 2019 - present\n")})
-    question = "What is Ada Roe's current job title?"
-    hits, _ = assistant.retrieve_scoped(question)
-    r = assistant.reader.read(question, hits)
-    first = r.x[:, NAMES.index("now_first")]
+    r, first = _column(assistant, "What is Ada Roe's current job title?", "now_first")
     texts = [r.text(i) for i in range(len(r.cands))]
     assert first.any() and all(("2021 - present" in t) == bool(f) for t, f in zip(texts, first, strict=True)), texts
-    assert not assistant.reader.read("Where did Ada Roe study?", hits).x[:, NAMES.index("now_first")].any()
+    assert not _column(assistant, "Where did Ada Roe study?", "now_first")[1].any()
     store.close()
     # On real CVs (tune people of the table)
     docs = require_shared(REALDOCS / "docs")
@@ -858,10 +863,7 @@ def test_an_entry_that_ended_is_not_read_as_now_though_the_entry_above_it_runs_o
         "November 2020\n\n## Education\n\nPh.D. in Biology, University of Geneva, 2024\n\n## Projects\n\n"
         "Visual learning lab, Eastfield University\nMentored by Prof. Mark Stone January 2019 - August 2020\n\n"
         "- I train animals (rats presently, and mice later) on an auditory task at the lab\n")})
-    question = "What is Jane Roe's current job?"
-    hits, _ = assistant.retrieve_scoped(question)
-    r = assistant.reader.read(question, hits)
-    now = r.x[:, NAMES.index("now_match")]
+    r, now = _column(assistant, "What is Jane Roe's current job?", "now_match")
     past = [i for i in range(len(r.cands)) if ("November 2020" in r.text(i) or "presently" in r.text(i))
             and "- present" not in r.text(i)]
     running = [i for i in range(len(r.cands)) if "- present" in r.text(i)]
