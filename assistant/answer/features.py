@@ -330,12 +330,14 @@ def _first_now(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Can
     header, the first date range still running (`present.first_open`) of their document among the hits,
     else 0. A CV opens its positions with what a person does now; running memberships, service and
     courses come later."""
+    out = np.zeros(len(cands), np.float32)
+    if not now.any():
+        return out
     first: dict[str, tuple[int, int, int]] = {}  # doc -> (offset in the document, hit, offset in the hit)
     for i, h in enumerate(hits):
         at = present.first_open(h.text)
         if at is not None and (h.doc not in first or h.start + at < first[h.doc][0]):
             first[h.doc] = (h.start + at, i, at)
-    out = np.zeros(len(cands), np.float32)
     for r, c in enumerate(cands):
         _, hit, at = first.get(hits[c.hit].doc, (0, -1, 0))
         if now[r] > 0 and hit == c.hit:
