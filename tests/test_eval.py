@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import PROFILES, SEED_DEV, require_shared
+from conftest import PROFILES, REPO, SEED_DEV, require_shared
 
 from assistant.cli import main
 from index.beir import BeirDoc, load_beir
@@ -138,3 +138,36 @@ def test_cli_eval_qa_on_the_seed_questions(tmp_path: Path) -> None:
     # The measured pipeline must beat plain dense retrieval and plain RRF on these questions.
     assert out["default"]["recall@4"] >= out["hybrid"]["recall@4"] >= out["dense"]["recall@4"]
     assert out["default"]["recall@10"] >= 0.9
+
+
+def test_the_squad_set_writes_its_articles_and_a_balanced_sample_of_their_questions(tmp_path: Path) -> None:
+    """`bench/wiki.py squad`: the seven unseen SQuAD 2.0 articles as Markdown, and a seeded sample of their own
+    questions as QA records, half answerable (docs = the article's file, the answers as alternatives), half not."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wiki", REPO / "bench" / "wiki.py")
+    assert spec and spec.loader
+    wiki = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wiki)
+    titles = wiki.SETS["squad"][1]
+    data = tmp_path / "data"
+    data.mkdir()
+    articles = [{"title": t, "paragraphs": [{"context": f"{t} was founded in 1901 by Ada Roe.", "qas": [
+        {"id": f"{t}-a", "question": f"Who founded {t}?", "is_impossible": False,
+         "answers": [{"text": "Ada Roe", "answer_start": 0}, {"text": "Ada Roe", "answer_start": 0}]},
+        {"id": f"{t}-u", "question": f"Who closed {t}?", "is_impossible": True, "answers": []}]}]} for t in titles]
+    (data / "squad20-dev-heldout.json").write_text(json.dumps({"data": articles}), encoding="utf-8")
+    out = tmp_path / "out"
+    assert wiki.main(["squad", str(out), "--data", str(data), "--questions", "6"]) == 0
+    records = [json.loads(line) for line in (out / "qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 6 and sum(1 for r in records if not r["docs"]) == 3
+    for r in records:
+        if r["docs"]:
+            assert r["answer"] == [["Ada Roe"]] and "Ada Roe" in (out / r["docs"][0]).read_text(encoding="utf-8")
+        else:
+            assert r["answer"] == [] and r["gold"] == []
+    assert sorted(p.name for p in out.glob("*.md")) == sorted(wiki.file_name(t) for t in titles)
+    assert wiki.file_name("Fresno,_California") == "fresno_california.md"
+    again = tmp_path / "again"
+    wiki.main(["squad", str(again), "--data", str(data), "--questions", "6"])
+    assert (again / "qa.jsonl").read_text(encoding="utf-8") == (out / "qa.jsonl").read_text(encoding="utf-8")  # seeded
