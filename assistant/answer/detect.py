@@ -19,7 +19,7 @@ from ingest.addresses import shapes
 
 from .addresses import SHAPED
 from .asks import AUX, TOKENS, type_word
-from .entities import MONTHS, entities, kind_of, other, single_names
+from .entities import JOINERS, MONTHS, entities, kind_of, other, single_names
 from .present import OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
@@ -229,26 +229,17 @@ def _said(phrase: str, question: str) -> bool:
                                      question.casefold()) is not None
 
 
-_JOINERS = frozenset(["of", "the", "de", "for", "and", "&"])  # the small words a run of capitalised words joins by
-
-
 def _glued(word: str) -> str:
     """A word compared across spellings: case- and accent-free, without its dots and quotes ("Ph.D." -> "phd")."""
     return key(word.strip("'’-"))
 
 
-def _unsaid(text: str, a: int, b: int, question: str) -> tuple[int, int] | None:
-    """The name `text[a:b]` without the words the question says at either end, or None when nothing is left:
-    "ETH Zurich" of "ETH Zurich Ph.D." for "Where did she do her PhD?" ("Ph.D. Biostatistics" leaves
-    "Biostatistics", which `phrase` then finds names no place). The question's type noun is no such word:
-    "Which university ...?" keeps "University of Florida" whole."""
-    said = {_glued(w) for w in TOKENS.findall(question)} - {"", _glued(type_word(question))}
-    words = [(m.start() + a, m.end() + a) for m in TOKENS.finditer(text[a:b])]
-    while words and (_glued(text[words[0][0]:words[0][1]]) in said or text[words[0][0]:words[0][1]].casefold() in _JOINERS):
-        words.pop(0)
-    while words and (_glued(text[words[-1][0]:words[-1][1]]) in said or text[words[-1][0]:words[-1][1]].casefold() in _JOINERS):
-        words.pop()
-    return (words[0][0], words[-1][1]) if words else None
+def _unsaid(text: str, a: int, b: int, said: set[str]) -> tuple[int, int] | None:
+    """The name `text[a:b]` without the words the question says (`said`, `_glued`) at either end, or None when
+    nothing is left: "ETH Zurich" of "ETH Zurich Ph.D." for "Where did she do her PhD?" ("Ph.D. Biostatistics"
+    leaves "Biostatistics", which `phrase` then finds names no place)."""
+    kept = [m for m in TOKENS.finditer(text, a, b) if _glued(m.group()) not in said and m.group().casefold() not in JOINERS]
+    return (kept[0].start(), kept[-1].end()) if kept else None
 
 
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
@@ -275,8 +266,10 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
             spans = [(a, b) for a, b in spans if not _in_date(text, a, b)]
             spans = [sp for sp in spans if _measures(text[sp[0]:sp[1]], question)] or spans
     if question and kind in ("person", "place"):
-        # a name less the words the question says, when what is left still names one of the kind asked for
-        cut = [(sp, _unsaid(text, *sp, question)) for sp in spans]
+        # a name less the words the question says, when what is left still names one of the kind asked for;
+        # the question's type noun is not restated by its answer ("Which university ...?": "University of Florida")
+        said = {_glued(w) for w in TOKENS.findall(question)} - {"", _glued(type_word(question))}
+        cut = [(sp, _unsaid(text, *sp, said)) for sp in spans]
         spans = [new for sp, new in cut if new == sp or new is not None and kind_of(text[new[0]:new[1]]) == kind]
     if not spans and named is not None and kind == "place":
         spans = [sp for sp in single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)]

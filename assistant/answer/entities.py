@@ -13,7 +13,9 @@ from functools import lru_cache
 from .asks import TOKENS
 
 MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
-_CAPRUN = re.compile(r"(?:[A-Z][\w'’.-]*|of|the|de|for|and|&)(?:[ \t]+(?:[A-Z][\w'’.-]*|of|the|de|for|and|&))*")
+JOINERS = ("of", "the", "de", "for", "and", "&")  # the small words a run of capitalised words joins by
+_WORD_OR_JOINER = rf"(?:[A-Z][\w'’.-]*|{'|'.join(JOINERS)})"
+_CAPRUN = re.compile(rf"{_WORD_OR_JOINER}(?:[ \t]+{_WORD_OR_JOINER})*")
 
 
 @lru_cache(maxsize=65536)
