@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 # ("Education" in a left column, on the baseline of the text it labels) is a line of its own, and a DOCX laid out
 # in a table is read cell by cell, its first page's header and its text boxes too; a paper's numbered section
 # headings ("2.1 Data", "IV. EVALUATION") are sections; a chunk does not end with a heading-like line; 15: a PDF
-# whose body is not bold sets headings in bold only a small step larger (`pdf_parser.BOLD_HEADING_RATIO`)
-INGEST_VERSION = 15
+# whose body is not bold sets headings in bold only a small step larger (`pdf_parser.BOLD_HEADING_RATIO`); 16: an article named after its title has no owner when the tagger does not read
+# the title as a person's name and nothing but the file name agrees ("Sky (United Kingdom)" over `sky_united_kingdom.md`)
+INGEST_VERSION = 16
 
 
 @dataclass(frozen=True)

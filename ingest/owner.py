@@ -34,7 +34,8 @@ name, is none ("firstname.lastname@..."). In a document that does not look like 
 needs more than its position and the author property (which names a paper's or a report's writer, not
 whom it is about): author lists, a handle that spells the whole name, or a degree or honorific with it on
 the title line ("ADRIAN FORSYTHE Ph.D.", which a thing never has)
-and a handle that holds its surname. The owner is the best candidate only when its
+and a handle that holds its surname; and a name the tagger does not read as a person's needs more than the file
+name (an article is named after its title: "Sky (United Kingdom)" over `sky_united_kingdom.md`). The owner is the best candidate only when its
 score clears `THRESHOLD` and beats every unrelated candidate near the threshold by `MARGIN`;
 otherwise None: a missing owner costs a little, a wrong one poisons every answer about that person.
 `OwnerDecision.source` says which sources agreed ("title+email+filename"). Nothing is fitted: the
@@ -307,6 +308,11 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         # The author property is no such evidence: in a paper or a report it names who wrote it, not whom
         # it is about (a single author's paper, "John M. Drake" under its title and in its PDF properties).
         if not personal and not (recurs or spelled):
+            continue
+        # ... and a name the tagger does not read as a person's is not spelled by the file name alone: an
+        # article is named after its title ("Sky (United Kingdom)" over `sky_united_kingdom.md`), a person's
+        # document after its owner, and only the tagger, an address or the author property tells which
+        if not personal and person == 0 and not recurs and "meta" not in evidence and set(agree) <= {"filename"}:
             continue
         # ... and a name one of whose words its text uses as an ordinary word is a thing's, however its
         # links spell it ("Apache License" over apache.org/licenses, in a text granting "a copyright

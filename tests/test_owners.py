@@ -488,6 +488,21 @@ def test_a_letter_naming_people_has_no_owner(tmp_path: Path) -> None:
     assert load_document(minutes).owner is None
 
 
+def test_an_article_named_after_its_title_has_no_owner(tmp_path: Path) -> None:
+    """A folder of articles, each file named after its heading: a place's name agrees with its file name as a
+    person's does, but the tagger does not read it as a person's, and nothing else says it is one. The same
+    shape with a person's name still has its owner."""
+    body = ("{t} is described in this article. It was founded in 1990 and grew over the following decades, "
+            "and its history is told below.\n\n## History\n\nThe early years were marked by rapid growth.\n")
+    for stem, heading in (("sky_united_kingdom", "Sky (United Kingdom)"), ("new_zealand", "New Zealand")):
+        article = tmp_path / f"{stem}.md"
+        article.write_text(f"# {heading}\n\n" + body.format(t=heading), encoding="utf-8")
+        assert load_document(article).owner is None, heading
+    bio = tmp_path / "ada_lovelace.md"
+    bio.write_text("# Ada Lovelace\n\n" + body.format(t="Ada Lovelace"), encoding="utf-8")
+    assert load_document(bio).owner == "Ada Lovelace"
+
+
 def test_realdocs_owners_do_not_need_the_file_name(tmp_path: Path) -> None:
     """The 15 CVs that print their owner's name keep it under a file name that says nothing."""
     import shutil
