@@ -1219,6 +1219,31 @@ def test_a_stop_inside_a_word_ends_no_sentence():
     assert " ".join(pieces).split() == line.split()
 
 
+def test_an_abbreviation_ends_no_sentence(tmp_path, embedder):
+    """"St. Johns River" was cut after "St.", so "What river runs alongside Jacksonville?" quoted "Johns River, is
+    located ..." (SQuAD's own question on an article nobody here wrote). A stop ends no sentence when lower case
+    follows, after an initial, or after a capitalised word with no vowel; "?", "!" and a word with vowels still do."""
+    from assistant.answer import segments
+
+    text = ("He met J. P. Morgan in the U.S. Army, e.g. at the St. Johns River. Dr. Roe agreed. Prof. Doe left! "
+            "Was it Ph.D. work? It was.")
+    assert [text[a:b] for a, b in segments.sentences(text, 0, len(text))] == [
+        "He met J. P. Morgan in the U.S. Army, e.g. at the St. Johns River.", "Dr. Roe agreed.", "Prof.", "Doe left!",
+        "Was it Ph.D. work?", "It was."]
+    article = tmp_path / "docs" / "rivers.md"
+    article.parent.mkdir()
+    article.write_text("# Rivers of the county\n\n" + (
+        "Nassau County lies to the north, and Clay County lies to the south of the city of Brookfield, while the Atlantic "
+        "Ocean lies to the east along with its beaches. The Trout River, a major tributary of the St. Johns River, is "
+        "located entirely within Brookfield. Several smaller creeks drain the western neighbourhoods of the city, and "
+        "the marshes along them are protected as a state park.") + "\n\nThe county keeps records of its bridges.\n",
+        encoding="utf-8")
+    store, _ = build_index([article.parent], tmp_path / "index", embedder=embedder)
+    answer = Assistant(store, embedder).ask("Which river is located entirely within Brookfield?")
+    assert not answer.abstained and answer.citations, answer.answer
+    assert answer.citations[0].quote.startswith("The Trout River, a major tributary of the St. Johns River"), answer.answer
+
+
 def test_a_count_of_what_the_question_counts_is_preferred(tmp_path, embedder):
     """"How many samples ...?" is answered by the number counting samples, not by the sentence that
     restates the question with a number counting something else ("Each sample has 54 features", own
