@@ -196,19 +196,28 @@ def is_list(question: str, names_someone: bool) -> bool:
     before a determiner, a preposition or a particle is a verb with its object ("What command opens the
     docs?", "Which asn1Decoding option turns on strict decoding?"), not a plural.
     """
-    from index.lemmas import lemma
 
     if names_someone:
         return False
     words = [w.lower() for w in TOKENS.findall(question)]
     if words and words[0] in ("who", "whose", "whom"):
         return not asks_one(question)
+    return bool(listed_noun(question))
+
+
+def listed_noun(question: str) -> str:
+    """The plural noun a "which/what" list question asks for (`is_list`): "railroads" in "What two railroads
+    have railyards in Fresno?"; "of" for "Which of these papers ...?", which asks which of the things in view
+    (the documents); "" when it asks for no list."""
+    from index.lemmas import lemma
+
+    words = [w.lower() for w in TOKENS.findall(question)]
     for i, w in enumerate(words[:4]):
         if w not in ("which", "what"):
             continue
         nxt = words[i + 1:i + 4]
         if nxt[:1] == ["of"]:
-            return True
+            return "of"
         for j, x in enumerate(nxt):
             if x in AUX:
                 break
@@ -217,5 +226,5 @@ def is_list(question: str, names_someone: bool) -> bool:
             if plural and j and after and after[0] in _DETERMINERS | _PARTICLES:
                 break  # "What command opens the docs?", "Which option turns on ...": a verb, not a plural noun
             if plural:
-                return after != ["of"]
-    return False
+                return x if after != ["of"] else ""
+    return ""

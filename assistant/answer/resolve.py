@@ -33,7 +33,7 @@ leaves its last `RESERVE` places to the whole index's best hits outside it, so a
 ranking, not the answer (measured: dropping the naming words inside the scope, or checking the
 scope against the whole index's top k, ranked worse on realdocs tune); "who" questions keep searching every person separately (`scoped_retrieve`), the named
 documents' people first, unless no document of the folder is a person's and the question names some
-(`names_unowned`): then the person asked for is named in their text, and they are searched as for a fact. The note says what was searched ("Searched Maurice Weber's documents
+(`names_unowned`): then the person asked for is named in their text, and they are searched as for a fact; so is a list question ("What two railroads ... in Fresno?") naming one such document, whose things are in its text. The note says what was searched ("Searched Maurice Weber's documents
 (cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
 
 Left out: nicknames, misspellings, dates written another way than in the document ("6 December
@@ -315,11 +315,23 @@ def names_unowned(question: str, store: Store) -> bool:
     is a person's? Then the person asked for is named in their text, not one of the folder's people: a
     fact question about those documents, not a list of matching people. Where some documents are people's
     (CVs beside reports), a "who" question keeps asking which of them match, whatever its rare words name
-    (measured: applying this to the unowned documents of such a folder cost a "who" answer on realdocs)."""
+    (measured: applying this to the unowned documents of such a folder cost a "who" answer on realdocs).
+    The same holds for a list question whose title or rare words name exactly one document ("What two
+    railroads have railyards in Fresno?"): the things listed are in its text. It still asks which documents
+    match when it names several or none, when it asks "which of" them, or when its plural noun is what most
+    documents are ("Which papers acknowledge NSF funding?" where most documents say "paper")."""
     words = _words(question)
-    if not words or words[0][0].lower() not in ("who", "whom", "whose") or store.owner_docs():
+    if not words or store.owner_docs():
         return False
-    return bool(titles_named(words, set(), store)[0] or _by_facts(words, set(), store).docs)
+    titled = titles_named(words, set(), store)[0]
+    facts = _by_facts(words, set(), store).docs
+    if words[0][0].lower() in ("who", "whom", "whose"):
+        return bool(titled or facts)
+    noun = asks.listed_noun(question)
+    if noun in ("", "of") or len(set(titled) | set(facts)) != 1:
+        return False
+    held, n_docs = holding(store, [k for t in terms(noun) if (k := _key(t))])
+    return not any(len(docs) * 2 > n_docs for docs in held.values())
 
 
 def names_one_title(question: str, store: Store) -> bool:
