@@ -325,8 +325,13 @@ _MEASURE = frozenset(["long", "far", "high", "tall", "large", "big", "deep", "wi
 
 def fits(kind: str, phrase: str, question: str) -> bool:
     """Does `phrase` (another reader's answer phrase) fit a question asking for a number: it holds one, written
-    in figures or words, and for "How long/far/high ...?" with its unit ("1,500-foot", not "age 85")? Phrases
-    of other kinds are not checked: a name or a date alone is too short for `entities` and `holds` to judge."""
+    in figures or words, and for "How long/far/high ...?" with its unit ("1,500-foot", not "age 85")? For a
+    person or a place: it holds a word, and is not a date ("October 26, 1947" for "Where was she born?").
+    Other phrases are not checked: a name alone is too short for `entities` and `holds` to judge."""
+    if kind in ("person", "place"):
+        core = phrase.strip(" .,;:()")
+        return bool(re.search(r"[^\W\d_]", core)) and not any(
+            b - a >= len(core) for a, b in _spans("date", core, frozenset()))
     if kind != "number":
         return True
     if not _spans("number", phrase, frozenset()):
