@@ -1111,7 +1111,7 @@ def test_who_about_documents_no_person_owns_asks_for_a_name_in_their_text(tmp_pa
     """"Who are the release stewards provided by NodeWorks?" names the project's README by a rare word;
     no document of the folder is a person's, so the person asked for is named in its text: a fact question
     about it, answered from it, not a list of the folder's documents as if they were people (own_nodejs
-    j03). Once the folder holds people's documents (CVs), "who" questions list the people who match."""
+    j03). So is a "who" question naming no document (WikiQA's "who sang ...", over article summaries). Once the folder holds people's documents (CVs), "who" questions list the people who match."""
     from assistant.answer.resolve import names_unowned
 
     files = {"README.md": "# Widget\n\nWidget is a small parser.\n\n## Release stewards\n\nNodeWorks provides the "
@@ -1121,6 +1121,7 @@ def test_who_about_documents_no_person_owns_asks_for_a_name_in_their_text(tmp_pa
     store, assistant = _indexed(tmp_path, embedder, files)
     q = "Who are the release stewards provided by NodeWorks?"
     assert names_unowned(q, store)
+    assert names_unowned("who is in charge", store)  # names no document: still a person in a text
     assert not names_unowned("Which release stewards does NodeWorks provide?", store)  # most documents say "stewards"
     a = assistant.ask(q)
     assert not a.abstained and not a.people and Path(a.citations[0].doc).name == "README.md", a.answer
