@@ -171,3 +171,39 @@ def test_the_squad_set_writes_its_articles_and_a_balanced_sample_of_their_questi
     again = tmp_path / "again"
     wiki.main(["squad", str(again), "--data", str(data), "--questions", "6"])
     assert (again / "qa.jsonl").read_text(encoding="utf-8") == (out / "qa.jsonl").read_text(encoding="utf-8")  # seeded
+
+
+def test_the_wikiqa_set_writes_each_summary_once_and_a_balanced_sample_of_queries(tmp_path: Path) -> None:
+    """`bench/wikiqa.py`: WikiQA test queries with their article summaries, the dataset's tokenisation undone;
+    half the sampled queries have an answering sentence (the alternatives, each a substring of the summary),
+    half none (docs empty); queries about one article share its file; seeded."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wikiqa", REPO / "bench" / "wikiqa.py")
+    assert spec and spec.loader
+    wikiqa = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(wikiqa)
+    rows = []
+    for i in range(4):
+        sentences = [f"Topic {i} ( founded 1901 ) is a town in Ohio .", "It 's known for its `` old mill '' .",
+                     f"Its mayor is Ada Roe {i} ."]
+        for q, right in ((f"who is the mayor of topic {i}", 2), (f"when did topic {i} close", None)):
+            rows += [f"{q}\t{s}\t{int(k == right)}" for k, s in enumerate(sentences)]
+    data = tmp_path / "test.tsv"
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert wikiqa.main([str(out), "--data", str(data), "--questions", "6"]) == 0
+    records = [json.loads(line) for line in (out / "qa.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(records) == 6 and sum(1 for r in records if not r["docs"]) == 3
+    files = sorted(p.name for p in out.glob("*.txt"))
+    assert len(files) == len({r["q"].split("topic ")[1][0] for r in records})  # one file per article, whichever query
+    for r in records:
+        if r["docs"]:
+            text = (out / r["docs"][0]).read_text(encoding="utf-8")
+            assert r["answer"] == [[r["gold"][0]]] and r["gold"][0] in text and r["gold"][0].startswith("Its mayor is Ada Roe")
+            assert '(founded 1901) is a town in Ohio. It\'s known for its "old mill".' in text
+        else:
+            assert r["answer"] == [] and r["gold"] == []
+    again = tmp_path / "again"
+    wikiqa.main([str(again), "--data", str(data), "--questions", "6"])
+    assert (again / "qa.jsonl").read_text(encoding="utf-8") == (out / "qa.jsonl").read_text(encoding="utf-8")
