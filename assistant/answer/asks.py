@@ -196,7 +196,6 @@ def is_list(question: str, names_someone: bool) -> bool:
     before a determiner, a preposition or a particle is a verb with its object ("What command opens the
     docs?", "Which asn1Decoding option turns on strict decoding?"), not a plural.
     """
-
     if names_someone:
         return False
     words = [w.lower() for w in TOKENS.findall(question)]
