@@ -169,10 +169,6 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     # a name with a stop between longer parts ends its sentence: no run "Node.js. Therefore" (own_nodejs j11)
     text = "Code is trusted by Node.js. Therefore any Malicious Module fails. It joined the U.S. Navy Reserve."
     assert [text[a:b] for a, b in entities.runs(text)] == ["Malicious Module", "U.S. Navy Reserve"]
-    # "at" joins a campus to its university (the table's "University of Texas" for Martin), not a word to a place
-    where = "Ph.D., University of Texas at Austin. He taught Spanish at Imperial College London as Software Engineer at Acme Labs."
-    assert [where[a:b] for a, b in entities.runs(where)] == ["University of Texas at Austin", "Imperial College London",
-                                                           "Software Engineer", "Acme Labs"]
     # people listed together are led with together: one of two advisors is half an answer
     advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
     a, b = detect.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)

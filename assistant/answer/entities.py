@@ -13,7 +13,7 @@ from functools import lru_cache
 from .asks import TOKENS
 
 MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
-JOINERS = ("of", "the", "de", "for", "and", "&", "at")  # the small words a run of capitalised words joins by ("at": `runs`)
+JOINERS = ("of", "the", "de", "for", "and", "&")  # the small words a run of capitalised words joins by
 _WORD_OR_JOINER = rf"(?:[A-Z][\w'’.-]*|{'|'.join(JOINERS)})"
 _CAPRUN = re.compile(rf"{_WORD_OR_JOINER}(?:[ \t]+{_WORD_OR_JOINER})*")
 
@@ -41,8 +41,7 @@ def runs(text: str) -> list[tuple[int, int]]:
     left out ("Mentor: Cliff Wong. Benchmarked ..." holds "Cliff Wong"); an initial ("J."), an
     abbreviation with inner stops between short parts ("Ph.D.", "U.S."), a title before a name ("Prof.",
     "St.") or a word before a lower-case joiner ("Univ. of Michigan") does not. A name with an inner stop
-    between longer parts ends its sentence like any word ("... trusted by Node.js. Therefore ..."). "at" joins
-    only a run that already holds "of": "University of Texas at Austin", not "Engineer at Google"."""
+    between longer parts ends its sentence like any word ("... trusted by Node.js. Therefore ...")."""
     out: list[tuple[int, int]] = []
     for m in _CAPRUN.finditer(text):
         words = [(w.start(), w.end()) for w in re.finditer(r"\S+", m.group(0))]
@@ -52,10 +51,6 @@ def runs(text: str) -> list[tuple[int, int]]:
             if run and word.strip(".,").casefold() in MONTHS:
                 _close(text, m.start(), run, out)  # "Prof. David Fouhey Sep 2016": a date begins
                 run = []
-            if word == "at" and not any(m.group(0)[x:y] == "of" for x, y in run):
-                _close(text, m.start(), run, out)  # "at" joins a campus to its "University of Texas", not
-                run = []  # "Spanish at Imperial College" or "Engineer at Google"
-                continue
             run.append((a, b))
             stem = word.rstrip(".")
             after = m.group(0)[words[k + 1][0]] if k + 1 < len(words) else ""
