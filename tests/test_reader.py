@@ -1364,6 +1364,38 @@ def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
     assert wrapped[a:b].endswith("Chins, Situps and Jumps.")
 
 
+def test_the_span_heads_phrase_closes_its_brackets():
+    """The reading model's span may start or end inside a bracket: "Persea americana) is a tree native to ..." led
+    WikiQA's "what part of the plant are avocados", "... students (80.0%" a papers answer. A phrase that closes a
+    bracket it did not open, or leaves a quote open, is none; one that opens a bracket ends before it."""
+    from assistant.answer.candidates import candidates, pieces_of
+    from assistant.answer.extent import read_span
+    from assistant.answer.reader import Reading
+    from assistant.answer.reread import Reread
+    from index import Hit
+
+    text = 'The avocado (Persea americana) is a tree, and the campus holds 50,000, 40,000 of which are students (80.0%) or "prep" pupils.'
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/a.md", page=None, section="", text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    i = next(k for k, c in enumerate(cands) if text[c.start:c.end] == text)
+
+    def read(phrase: str) -> str | None:
+        a = text.index(phrase)
+        spans = tuple((a, a + len(phrase)) if k == i else (-1, -1) for k in range(len(cands)))
+        rr = Reread(np.full(len(cands), 0.9, np.float32), np.full(len(cands), 2.0, np.float32), spans)
+        r = Reading("q", hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
+                    np.zeros(len(cands)), rr=rr)
+        span = read_span(r, i, cands[i].start, cands[i].end)
+        return None if span is None else text[cands[i].start + span[0]:cands[i].start + span[1]]
+
+    assert read("Persea americana) is a tree") is None
+    assert read("50,000, 40,000 of which are students (80.0%") == "50,000, 40,000 of which are students"
+    assert read("students (80.0%)") == "students (80.0%)"
+    assert read('or "prep') is None
+    assert read('"prep" pupils') == '"prep" pupils'
+
+
 def test_the_span_heads_phrase_is_whole_words_within_a_sentence_and_of_the_kind_asked():
     from assistant.answer import detect
     from assistant.answer.candidates import candidates, pieces_of

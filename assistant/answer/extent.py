@@ -26,7 +26,10 @@ def read_span(r: Reading, i: int, start: int, end: int) -> tuple[int, int] | Non
     """The answer phrase the reading model's span head points at in candidate `i`, as offsets into the
     quote text[start:end], when it rates the phrase above "no answer" (margin > 0); else None. The phrase is
     widened to whole words (the model points at word pieces: "one petaby" is "one petabyte"), and one that
-    runs over the end of a sentence is no phrase."""
+    runs over the end of a sentence, closes a bracket it does not open ("Persea americana) is a tree native to ...",
+    cut from "The avocado (Persea americana) is ...") or leaves a quotation open, is no phrase; one that opens a
+    bracket it does not close ends before it ("50,000, 40,000 of which are students (80.0%" -> "50,000, 40,000 of
+    which are students")."""
     if r.rr is None or not (r.rr.margin[i] > 0):
         return None
     a, b = r.rr.span[i]
@@ -39,7 +42,29 @@ def read_span(r: Reading, i: int, start: int, end: int) -> tuple[int, int] | Non
         b += 1
     if _SENTENCE_END.search(text, a, b):
         return None
-    return a - start, b - start
+    cut = _unclosed(text[a:b])
+    if cut is None:
+        return None
+    b = a + cut
+    while b > a and not text[b - 1].isalnum() and text[b - 1] not in ")]%\"'":
+        b -= 1
+    return (a - start, b - start) if b > a else None
+
+
+def _unclosed(phrase: str) -> int | None:
+    """Where `phrase` must end so that it closes every bracket it opens: its length, or where its first
+    unclosed bracket opens; None when it closes a bracket it did not open or leaves a straight quote unpaired."""
+    if phrase.count('"') % 2:
+        return None
+    opened: list[int] = []
+    for k, ch in enumerate(phrase):
+        if ch in "([":
+            opened.append(k)
+        elif ch in ")]":
+            if not opened or phrase[opened[-1]] != ("(" if ch == ")" else "["):
+                return None
+            opened.pop()
+    return opened[0] if opened else len(phrase)
 
 
 _SENTENCE_END = re.compile(r"[a-z]{2}[.!?]\s+[A-Z]")  # "... his private airstrip. While on ..."
