@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .answer.resolve import people_named
+from .answer.aliases import people_named
 
 
 def named_people(text: str, people: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:

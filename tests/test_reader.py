@@ -552,8 +552,8 @@ def test_a_title_named_by_its_name_outranks_one_sharing_only_common_words(tmp_pa
     """"version 2.0 of the Apache License" names the Apache License, though the Mozilla Public License
     Version 2.0 shares more rare title words with it ("version", "2.0"): the question writes "Apache" as a
     name, and "Apache" is the one word of that title that tells the titles apart (own_licenses, g09)."""
-    from assistant.answer.resolve import _words
     from assistant.answer.titles import titles_named
+    from assistant.answer.words import tokens
 
     store, _ = _indexed(tmp_path, embedder, {
         "Apache-2.0.txt": "Apache License\n\nVersion 2.0, January 2004. A copyright license.\n",
@@ -561,7 +561,7 @@ def test_a_title_named_by_its_name_outranks_one_sharing_only_common_words(tmp_pa
         "GPL-3.txt": "GNU GENERAL PUBLIC LICENSE\n\nVersion 3, 29 June 2007. A license.\n"})
 
     def named(q: str) -> list[str]:
-        return [Path(d).name for d in titles_named(_words(q), set(), store)[0]]
+        return [Path(d).name for d in titles_named(tokens(q), set(), store)[0]]
 
     assert named("When was version 2.0 of the Apache License published?") == ["Apache-2.0.txt"]
     assert named("Who is the license steward of the Mozilla Public License 2.0?") == ["MPL-2.0.txt"]
@@ -574,8 +574,8 @@ def test_a_file_name_most_texts_use_as_a_word_names_no_document(tmp_path, embedd
     """`SECURITY.md` is not what "the security release stewards" names when every document of the folder
     says "security" (own_nodejs j03 searched the security policy for a list in the README); a file name
     the other texts never use ("defusedxml") still names its document alone."""
-    from assistant.answer.resolve import _words
     from assistant.answer.titles import titles_named
+    from assistant.answer.words import tokens
 
     store, _ = _indexed(tmp_path, embedder, {
         "SECURITY.md": "# Security\n\nReport security bugs privately.\n",
@@ -584,7 +584,7 @@ def test_a_file_name_most_texts_use_as_a_word_names_no_document(tmp_path, embedd
         "defusedxml.md": "# defusedxml\n\nXML parsing without entity expansion.\n"})
 
     def named(q: str) -> list[str]:
-        return [Path(d).name for d in titles_named(_words(q), set(), store)[0]]
+        return [Path(d).name for d in titles_named(tokens(q), set(), store)[0]]
 
     assert named("Who are the security release stewards from NodeWorks?") == []
     assert named("Who wrote defusedxml?") == ["defusedxml.md"]

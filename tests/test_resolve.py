@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import SHARED, require_shared
 
-from assistant.answer.resolve import Resolution, fold, resolve, scoped_retrieve
+from assistant.answer.resolve import Resolution, resolve, scoped_retrieve
+from assistant.answer.words import fold
 from assistant.render import answer_phrase, answer_text, confidence_words, fact_span, highlight
 
 REALDOCS = SHARED / "eval" / "realdocs" / "docs"
@@ -36,7 +37,7 @@ def test_seed_people_by_any_written_form(seed_assistant):
 
 
 def test_a_common_word_opening_a_question_is_not_a_given_name():
-    from assistant.answer.resolve import people_named
+    from assistant.answer.aliases import people_named
 
     names = ["Will Turner", "Baolin Li"]
     assert people_named("Will the plan change?", names) == ()

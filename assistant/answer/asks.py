@@ -74,7 +74,7 @@ def counted(question: str) -> tuple[str, ...]:
     words = [w.lower() for w in TOKENS.findall(question)]
     for i, (w, nxt) in enumerate(zip(words, words[1:], strict=False)):
         if w == "how" and nxt in ("many", "much"):
-            from .resolve import common_words
+            from .words import common_words
 
             out = []
             for x in words[i + 2:i + 6]:

@@ -203,7 +203,7 @@ def counts_near(text: str, counted: frozenset[str], reach: int = 2) -> bool:
         return False
     from index.lemmas import lemma
 
-    from .resolve import common_words
+    from .words import common_words
 
     words = [(m.start(), lemma(m.group(0).lower().strip(".,;:'’"))) for m in TOKENS.finditer(text)]
     starts = [w[0] for w in words]
@@ -348,7 +348,7 @@ def _measures(phrase: str, question: str) -> bool:
     ruled out: it may name the same things another way ("3 passengers" for "How many people ...?")."""
     from index.lemmas import lemma
 
-    from .resolve import common_words
+    from .words import common_words
 
     words = [w.lower() for w in TOKENS.findall(question)]
     unit = re.findall(r"[^\W\d_]+", phrase)[-1:] if re.search(r"[^\W\d_]$", phrase.strip()) else []

@@ -371,7 +371,7 @@ def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands
     fitted answerability model, never a rule by itself (a paraphrase, "doctorate" for "PhD", is
     weighed against the passage's cosine).
     """
-    from .resolve import common_words
+    from .words import common_words
 
     if not cands:
         return np.zeros(0, np.float32)

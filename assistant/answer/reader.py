@@ -40,12 +40,13 @@ from index.reading import ReadingModel, reading_model
 from ..people import Person, group_people
 from . import Answer, Citation, asks, citation_from_hit, detect, present
 from .addresses import own_address
+from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
-from .resolve import located, names_one_title, names_unowned, people_named, stored_aliases
+from .resolve import located, names_one_title, names_unowned
 from .titles import TITLE_LEAD_CHARS, document_asked
 from .who import answer_who, short_title, take_turns, top_per_doc, with_names
 

@@ -2,7 +2,7 @@
 
 `resolve(question, people, store)` reads the question against what the index stores:
 
-- **people**, through each owner's aliases (the full name, its accent-free spelling, initials +
+- **people**, through each owner's aliases (`aliases`: the full name, its accent-free spelling, initials +
   surname, the surname, the given name while no other owner shares it; possessives such as
   "Weber's" are the name). A multi-word alias matches in any case; a one-word alias only when the
   question writes it with a capital ("Martin", not "martin"), since surnames are often words.
@@ -42,54 +42,29 @@ Left out: nicknames, misspellings, dates written another way than in the documen
 
 from __future__ import annotations
 
-import ast
 import functools
-import importlib.util
 import math
 import os
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from index import Hit, Searcher, Store
-from index.doc_terms import key as doc_terms_key
 from index.lemmas import lemmas
 from index.lexical import STOPWORDS, terms
 from ingest.addresses import shapes
-from ingest.names import names_match, split_name
 
 from ..people import PERSON_K
 from . import asks, detect, present
+from .aliases import aliases_of, find_people, people_named, stored_aliases
 from .titles import MAX_NAMED, document_count, titles_named
+from .words import common_words, key, tokens
 
 if TYPE_CHECKING:
     from ..people import People
 
-@functools.cache
-def common_words() -> frozenset[str]:
-    """scikit-learn's English stop words (318 common words: "get", "back", "show"), read from its
-    source file: importing scikit-learn takes seconds, a CLI question must not wait for that."""
-    spec = importlib.util.find_spec("sklearn")
-    if spec is None or not spec.submodule_search_locations:
-        return frozenset(STOPWORDS)
-    path = os.path.join(list(spec.submodule_search_locations)[0], "feature_extraction", "_stop_words.py")
-    try:
-        with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], (ast.List, ast.Set, ast.Tuple)):
-                words = ast.literal_eval(node.args[0])
-                if len(words) > 100:
-                    return frozenset(str(w) for w in words) | STOPWORDS
-    except (OSError, SyntaxError, ValueError):
-        pass
-    return frozenset(STOPWORDS)
-
-
 RESERVE = 2  # places a scope found from rare words leaves to the best hits elsewhere
-_WORD = re.compile(r"[^\W_](?:[\w]|[.'’/-](?=\w))*", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -106,74 +81,6 @@ class Resolution:
         """The question is about one document it names by title: a fact in it, never a list of
         matches ("Who donated the breast cancer dataset?")."""
         return self.by_title and len(self.docs) == 1
-
-
-def fold(text: str) -> str:
-    """Accent-free, case-folded NFKC text ("Pârvulescu" -> "parvulescu")."""
-    try:  # spacing accents from TeX PDFs ("Pˆarvulescu") are joined when ingest offers it
-        from ingest.names import join_spacing_accents
-
-        text = join_spacing_accents(text)
-    except ImportError:  # pragma: no cover - older ingest
-        pass
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
-    return "".join(c for c in text if not unicodedata.combining(c)).casefold()
-
-
-def _words(text: str) -> list[tuple[str, int, int]]:
-    """(word, start, end) of `text`, a possessive "'s" and trailing dots left out of the word."""
-    out = []
-    for m in _WORD.finditer(unicodedata.normalize("NFKC", text)):
-        w = m.group(0)
-        end = m.end()
-        for suffix in ("'s", "’s", "'", "’"):
-            if w.lower().endswith(suffix) and len(w) > len(suffix):
-                w = w[: -len(suffix)]
-                end -= len(suffix)
-                break
-        out.append((w, m.start(), end))
-    return out
-
-
-_key = doc_terms_key  # what the index stores: accent-free, case-folded, no dots
-
-
-def aliases_of(name: str, others: Sequence[str] = ()) -> tuple[str, ...]:
-    """The ways a question may name the owner `name` (see the module docstring), fullest first."""
-    try:
-        from ingest.names import name_aliases  # the owners' alias rules, when ingest has them
-
-        return tuple(name_aliases(name, list(others)))
-    except ImportError:
-        pass
-    words = name.replace(",", " ").split()
-    if not words:
-        return ()
-    given, surname = words[:-1], words[-1]
-    while given and given[-1].lower() in {"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la"}:
-        surname = f"{given.pop()} {surname}"
-    out = [" ".join(words)]
-    if given:
-        out.append(" ".join([*(g[0] + "." for g in given), surname]))
-        out.append(f"{given[0][0]}. {surname}")
-        out.extend(f"{g} {surname}" for g in given if len(g.rstrip(".")) > 1)
-    out.append(surname)
-    full = [g for g in given if len(g.rstrip(".")) > 1]
-    if full and not any(fold(o) != fold(name) and fold(full[0]) in {fold(w) for w in o.split()[:-1]} for o in others):
-        out.append(full[0])
-    return tuple(dict.fromkeys(out))
-
-
-def stored_aliases(store: Store) -> dict[str, tuple[str, ...]] | None:
-    """Owner -> aliases as the index stores them (ingest's owner detection), when it does."""
-    getter = getattr(store, "owner_aliases", None)
-    if getter is None:
-        return None
-    try:
-        found = getter()
-    except Exception:  # noqa: BLE001 - an older index without the table: derive them here
-        return None
-    return {str(k): tuple(v) for k, v in dict(found).items()}
 
 
 # --- collection statistics ----------------------------------------------------------------------
@@ -194,64 +101,10 @@ def holding(store: Store, wanted: Sequence[str]) -> tuple[dict[str, list[str]], 
 
 @functools.lru_cache(maxsize=4096)
 def _owner_keys(owner: str) -> frozenset[str]:
-    return frozenset(_key(t) for t in terms(owner))
+    return frozenset(key(t) for t in terms(owner))
 
 
 # --- resolving ----------------------------------------------------------------------------------
-
-def _find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str, ...]]
-                 ) -> tuple[list[tuple[int, int, str]], set[int]]:
-    """Alias matches as (first word, end word, person), each kept unless inside a longer match of
-    another person; and the indices of the words they cover."""
-    keys = [_key(w) for w, _, _ in words]
-    matches: list[tuple[int, int, str]] = []
-    for person, names in aliases.items():
-        for alias in names:
-            parts = [_key(w) for w, _, _ in _words(alias)]
-            parts = [p for p in parts if p]
-            n = len(parts)
-            if not n:
-                continue
-            for i in range(len(keys) - n + 1):
-                if keys[i : i + n] != parts:
-                    continue
-                if n == 1 and not words[i][0][:1].isupper():  # one word: only as a capitalised name
-                    continue
-                if n == 1 and i == 0 and parts[0] in common_words():  # "Will ..." opens a question
-                    continue
-                if n == 1 and len(parts[0]) < 2:
-                    continue
-                matches.append((i, i + n, person))
-    for person in aliases:  # other spellings ending in the surname: "Fatih Balin", "M. Fatih Balin"
-        given, last = split_name(person)
-        surname = last.split()[-1:]
-        for i, k in enumerate(keys):
-            if not surname or k != surname[0]:
-                continue
-            for n in range(2, min(4, i + 1) + 1):
-                part = [w for w, _, _ in words[i - n + 1 : i + 1]]
-                span = " ".join(part)
-                if (len(split_name(span)[0]) <= len(given)
-                        and names_match(span, person)):
-                    matches.append((i - n + 1, i + 1, person))
-    kept = [m for m in matches
-            if not any(o[2] != m[2] and o[0] <= m[0] and m[1] <= o[1] and (o[1] - o[0]) > (m[1] - m[0]) for o in matches)]
-    covered = {j for a, b, _ in kept for j in range(a, b)}
-    return kept, covered
-
-
-def people_named(text: str, names: Sequence[str], aliases: dict[str, tuple[str, ...]] | None = None
-                 ) -> tuple[str, ...]:
-    """The people of `names` that `text` names, in order of mention, by the same alias rules as
-    `resolve` (`aliases`: owner -> aliases as the index stores them; derived from `names` when None)."""
-    words = _words(text)
-    if not words or not names:
-        return ()
-    if aliases is None:
-        aliases = {n: aliases_of(n, [o for o in names if o != n]) for n in names}
-    matches, _ = _find_people(words, {n: aliases.get(n) or aliases_of(n) for n in names})
-    return tuple(dict.fromkeys(m[2] for m in sorted(matches)))
-
 
 def _name_like(word: str, position: int) -> bool:
     """A word that may name a thing: holds a digit, is in capitals, or is capitalised inside the sentence."""
@@ -274,10 +127,10 @@ def _fact_terms(words: list[tuple[str, int, int]], covered: set[int]) -> dict[st
         if not named and w.casefold() in common_words():
             continue
         for t in terms(w):
-            k = _key(t)
+            k = key(t)
             if k and k not in STOPWORDS:
                 out.setdefault(k, (w, named))
-        out.setdefault(_key(re.sub(r"[^\w]", "", w)), (w, named))
+        out.setdefault(key(re.sub(r"[^\w]", "", w)), (w, named))
     out.pop("", None)
     return out
 
@@ -295,7 +148,7 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
     if store is None or len(docs) != 1:
         return frozenset()
     doc = next(iter(docs))
-    words = _words(question)
+    words = tokens(question)
     if people_named(question, [h.owner for h in hits if h.owner], stored_aliases(store)):
         return frozenset()
     titled, title_words = titles_named(words, set(), store)
@@ -321,7 +174,7 @@ def names_unowned(question: str, store: Store) -> bool:
     railroads have railyards in Fresno?"): the things listed are in its text. It still asks which documents
     match when it names several or none, when it asks "which of" them, or when its plural noun is what most
     documents are ("Which papers acknowledge NSF funding?" where most documents say "paper")."""
-    words = _words(question)
+    words = tokens(question)
     if not words or store.owner_docs():
         return False
     if words[0][0].lower() in ("who", "whom", "whose"):
@@ -331,13 +184,13 @@ def names_unowned(question: str, store: Store) -> bool:
     noun = asks.listed_noun(question)
     if noun in ("", "of") or len(set(titled) | set(facts)) != 1:
         return False
-    held, n_docs = holding(store, [k for t in terms(noun) if (k := _key(t))])
+    held, n_docs = holding(store, [k for t in terms(noun) if (k := key(t))])
     return not any(len(docs) * 2 > n_docs for docs in held.values())
 
 
 def names_one_title(question: str, store: Store) -> bool:
     """Does `question` name exactly one document by its title (`titles_named`)?"""
-    return len(titles_named(_words(question), set(), store)[0]) == 1
+    return len(titles_named(tokens(question), set(), store)[0]) == 1
 
 
 def _base(doc: str) -> str:
@@ -350,7 +203,7 @@ def _possessive(name: str) -> str:
 
 def resolve(question: str, people: People, store: Store) -> Resolution:
     """The people and documents `question` names (see the module docstring)."""
-    words = _words(question)
+    words = tokens(question)
     if not words:
         return Resolution()
     known = [p for p in people.all() if p.owner_known]
@@ -360,7 +213,7 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
     for p in known:
         found = stored.get(p.name) if stored else None
         aliases[p.name] = tuple(found) if found else aliases_of(p.name, [n for n in names if n != p.name])
-    matches, covered = _find_people(words, aliases)
+    matches, covered = find_people(words, aliases)
     if matches:
         persons = tuple(dict.fromkeys(m[2] for m in sorted(matches)))
         spans: dict[tuple[int, int], set[str]] = {}
