@@ -179,10 +179,11 @@ def names_unowned(question: str, store: Store) -> bool:
         return False
     if words[0][0].lower() in ("who", "whom", "whose"):
         return True
-    titled = titles_named(words, set(), store)[0]
-    facts = _by_facts(words, set(), store).docs
-    noun = asks.listed_noun(question)
-    if noun in ("", "of") or len(set(titled) | set(facts)) != 1:
+    noun = asks.listed_noun(question)  # (syntax first: the reader asks this of every question)
+    if noun in ("", "of"):
+        return False
+    named = set(titles_named(words, set(), store)[0]) | set(_by_facts(words, set(), store).docs)
+    if len(named) != 1:
         return False
     held, n_docs = holding(store, [k for t in terms(noun) if (k := key(t))])
     return not any(len(docs) * 2 > n_docs for docs in held.values())
