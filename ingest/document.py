@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 # in a table is read cell by cell, its first page's header and its text boxes too; a paper's numbered section
 # headings ("2.1 Data", "IV. EVALUATION") are sections; a chunk does not end with a heading-like line; 15: a PDF
 # whose body is not bold sets headings in bold only a small step larger (`pdf_parser.BOLD_HEADING_RATIO`); 16: an article named after its title has no owner when the tagger does not read
-# the title as a person's name and nothing but the file name agrees ("Sky (United Kingdom)" over `sky_united_kingdom.md`)
-INGEST_VERSION = 16
+# the title as a person's name and nothing but the file name agrees ("Sky (United Kingdom)" over `sky_united_kingdom.md`);
+# 17: MultiMarkdown "Title: / Authors:" metadata lines are front matter; a line under the first section heading is
+# no name line; a one-word Markdown link label is a handle, not lower-case words; a hyphenated surname is one name
+INGEST_VERSION = 17
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,12 @@
 The block is document properties, not text: it is parsed with `yaml.safe_load` and removed from what
 gets indexed. Its `title` becomes the format's title and its `author` (or `name`) the author property,
 both only evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or
-not a mapping, is left in the text untouched. Left out: TOML (`+++`) and JSON front matter.
+not a mapping, is left in the text untouched.
+
+Also read: MultiMarkdown / Python-Markdown / Pelican metadata, "Key: value" lines at the very top up to the
+first blank line ("Title: Curriculum Vitae" / "Authors: Kyle Cranmer"). Since any text may open with such a
+line ("Name: Jane Roe" / "Email: ..." in a CV), a block is metadata only when it has two lines or more and a
+`title` key. Left out: TOML (`+++`) and JSON front matter.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from typing import Any
 
 _BLOCK = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MAX_BLOCK = 64 * 1024  # a longer "front matter" is not one
+# MultiMarkdown metadata: "Key: value" lines (a value may go on over indented lines), then a blank line
+_META_LINE = re.compile(r"([A-Za-z][\w-]*)[ \t]*:[ \t]*(.*)")
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,7 @@ def split_front_matter(text: str) -> FrontMatter:
     """The front matter's title and author, and where the body starts; `end == 0` when there is none."""
     m = _BLOCK.match(text)
     if not m or len(m.group(1)) > MAX_BLOCK:
-        return FrontMatter(None, None, 0)
+        return _metadata_lines(text)
     import yaml
 
     try:
@@ -51,3 +58,30 @@ def split_front_matter(text: str) -> FrontMatter:
     keys = {str(k).lower(): v for k, v in data.items()}
     author = next((a for k in ("author", "authors", "name") if (a := _scalar(keys.get(k)))), None)
     return FrontMatter(_scalar(keys.get("title")), author, m.end())
+
+
+def _metadata_lines(text: str) -> FrontMatter:
+    """MultiMarkdown-style "Key: value" lines at the top (see the module docstring)."""
+    keys: dict[str, str] = {}
+    last = ""
+    pos = 1 if text.startswith("\ufeff") else 0
+    while pos < min(len(text), MAX_BLOCK):
+        end = text.find("\n", pos)
+        end = len(text) if end < 0 else end + 1
+        line = text[pos:end].rstrip("\r\n")
+        if not line.strip():
+            break
+        if line[0] in " \t" and last:
+            keys[last] += " " + line.strip()
+        elif m := _META_LINE.fullmatch(line):
+            last = m.group(1).lower()
+            keys[last] = m.group(2).strip()
+        else:
+            return FrontMatter(None, None, 0)
+        pos = end
+    else:
+        return FrontMatter(None, None, 0)  # no blank line after it: the text is not metadata
+    if len(keys) < 2 or not keys.get("title"):
+        return FrontMatter(None, None, 0)
+    author = next((_scalar(keys[k]) for k in ("author", "authors") if keys.get(k)), None)
+    return FrontMatter(_scalar(keys["title"]), author, pos)

@@ -189,6 +189,8 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         lift = name_line and (ln.rank <= FIRST_LINES or (ln.set_apart and ln.rank < header_end and not named_lines))
         rank = min(ln.rank, named_lines) if lift else ln.rank
         pos = W_PROMINENT if ln.prominent else (W_RANK[rank] if rank < len(W_RANK) else 0.0)
+        if ln.rank > header_end and not ln.prominent:
+            pos = 0.0  # under the first section heading: an entry ("Associate Chair"), not the name line
         people = {split_name(n)[1] for n, alone in windows if alone == 1.0 and person_evidence(n) > 0}
         if len(people) > 1 or listed_people(ln.text) > 1:
             pos = 0.0  # a byline or a list of people: its place on the page says nothing about the owner
@@ -226,7 +228,8 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     handle_words = {w.lower() for kind in ("email", "filename") for h in handles[kind] for w in _handle_words(h)
                     if len(w) >= 3}
     for w in sorted(handle_words):
-        pattern = re.compile(rf"\b([A-Z][^\W\d_]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][^\W\d_]+)?)[ \t]+((?i:{re.escape(w)}))\b")
+        # (not a hyphenated surname's first part: "Fernando Rios" is no name in "Fernando Rios-Avila")
+        pattern = re.compile(rf"\b([A-Z][^\W\d_]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][^\W\d_]+)?)[ \t]+((?i:{re.escape(w)}))\b(?![-‐][^\W\d_])")
         for m in pattern.finditer(cleaned):
             name = f"{m.group(1)} {m.group(2)}"
             if m.group(2).istitle() and line_names(name) and person_evidence(name) > 0:
@@ -343,9 +346,14 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     return OwnerDecision(owner, "+".join(best_order), round(best_score, 3), candidates)
 
 
+_HANDLE_LABEL = re.compile(r"\[[^\]\s]+\](?=\()")
+
+
 def _lower_words(cleaned: str) -> frozenset[str]:
     """The words a document writes in lower case, outside e-mail addresses and links (accent-free)."""
-    prose = URL.sub(" ", EMAIL.sub(" ", cleaned))
+    # A Markdown link's one-word label is a handle ("[akhilesh-koul](https://linkedin.com/in/akhilesh-koul)"),
+    # not the name's words written in lower case.
+    prose = URL.sub(" ", EMAIL.sub(" ", _HANDLE_LABEL.sub(" ", cleaned)))
     return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
 
 
@@ -369,8 +377,8 @@ def _printed(name: str, folded_text: str) -> bool:
 
 
 def _tokens(name: str) -> set[str]:
-    given, surname = split_name(name)
-    return {t for t in (*given, surname) if len(t) > 1}
+    given, surname = split_name(name)  # a hyphenated surname's parts too: "Rios Avila" is "Rios-Avila"
+    return {t for t in (*given, surname, *re.split(r"[-‐]", surname)) if len(t) > 1}
 
 
 def _dominant(ranked: list[tuple[str, int]]) -> str | None:

@@ -634,3 +634,48 @@ def test_contact_handles_read_addresses_by_their_shape() -> None:
     assert [header[a:b] for a, b in shapes("email", header)] == ["jroe [at] example (dot) org", "j.roe@cs.example.ac.uk"]
     assert own_part("https://www.janeroe.example.org/cv") == "janeroe.example.org/cv"
     assert own_part("JRoe (AT) example.org") == "JRoe"
+
+
+def test_markdown_cvs_of_four_shapes_get_their_owner(tmp_path: Path) -> None:
+    """Four shapes of Markdown CV seen in public repositories (names made up here), each of which had no owner
+    or a cut one:
+    - MultiMarkdown/Pelican metadata lines ("Title:" / "Authors:") instead of YAML front matter, read as text;
+    - the name only in YAML front matter, the body opening with a section heading and a role under it
+      ("Associate Chair"), which took the name line's place;
+    - the name's words written in lower case only in a profile link's label ("[jane-okafor](...)"), read as
+      the words of a thing's name;
+    - a hyphenated surname cut at its hyphen by the name found beside the e-mail handle."""
+    entries = "".join(f"{role}\\\n*Department of {dept}, Some University* \\hfill [{years}]{{.cvfloat}}\n\n" for role, dept, years in (
+        ("Associate Chair", "Spanish and Italian", "2019-2022"), ("Program Director", "Linguistics", "2016-2019"),
+        ("Associate Professor", "Romance Languages", "2015-present")))
+    shapes = {
+        "quill_cv.md": ("Title: Curriculum Vitae\ndate: 2025-01-01\nAuthors: Tomas Quill\n\n"
+                        "## Experience\n\nProfessor of Physics, Some University, 2020-present\n\n"
+                        "## Education\n\nPhD in Physics, Other University, 2005\n", "Tomas Quill"),
+        "brannick_cv.md": ('---\ntitle: "Curriculum Vitae"\nauthor: "Orvel T. Brannick"\nemail: obrannick@example.edu\n---\n\n'
+                         "# Experience\n\n" + entries + "# Education\n\nPhD, Linguistics, 2009\n", "Orvel T. Brannick"),
+        "okafor_cv.md": ('---\ntitle: "Resume"\n---\n# Jane Okafor\n\n'
+                         "- Email: [okaforjane@example.com](mailto:okaforjane@example.com)\n"
+                         "- LinkedIn: [jane-okafor](https://www.linkedin.com/in/jane-okafor/)\n\n"
+                         "## Professional Experience\n\n### Research Associate\nEnergy Institute | May 2020 - Present\n\n"
+                         "## Education\n\nMaster of Engineering, 2019\n", "Jane Okafor"),
+        "soto-vega_cv.md": ("# **Mateo Soto-Vega**\n\n## Contact Information\n\n"
+                            "1 Oak Street • Albany, NY, 12144 • (404) 555-0176 • msotov@example.com\n\n"
+                            "## Summary\n\nEconomist with a decade of research at an institute. Mateo Soto-Vega studies wages.\n\n"
+                            "## Education\n\n**PhD in Economics** | State University | 2008-2013\n", "Mateo Soto-Vega"),
+    }
+    for name, (text, owner) in shapes.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        doc = load_document(path)
+        assert doc.owner == owner, (name, doc.owner)
+    quill = load_document(tmp_path / "quill_cv.md")
+    assert "Authors:" not in quill.text and quill.title.startswith("Curriculum Vitae")
+
+
+def test_a_contact_block_is_no_metadata(tmp_path: Path) -> None:
+    """"Name: ..." / "Email: ..." lines opening a Markdown CV are its text, not metadata: without a title key
+    they stay indexed."""
+    path = tmp_path / "cv.md"
+    path.write_text("Name: Jane Roe\nEmail: jroe@example.org\n\n## Education\n\nPhD, 2010\n", encoding="utf-8")
+    assert "jroe@example.org" in load_document(path).text
