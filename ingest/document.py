@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 # whose body is not bold sets headings in bold only a small step larger (`pdf_parser.BOLD_HEADING_RATIO`); 16: an article named after its title has no owner when the tagger does not read
 # the title as a person's name and nothing but the file name agrees ("Sky (United Kingdom)" over `sky_united_kingdom.md`);
 # 17: MultiMarkdown "Title: / Authors:" metadata lines are front matter; a line under the first section heading is
-# no name line; a one-word Markdown link label is a handle, not lower-case words; a hyphenated surname is one name
-INGEST_VERSION = 17
+# no name line; a one-word Markdown link label is a handle, not lower-case words; a hyphenated surname is one name;
+# 18: raw HTML tags and comments in Markdown are blanked out (`markdown_html`), code left alone
+INGEST_VERSION = 18
 
 
 @dataclass(frozen=True)

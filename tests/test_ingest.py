@@ -601,3 +601,26 @@ def test_paragraphs_on_consecutive_lines_are_separate_blocks(seeds) -> None:
             assert job.match(c.entry) and not job.search(c.text), (c.entry, c.text[:80])
         else:
             assert job.match(first), first
+
+
+def test_raw_html_in_markdown_is_markup_not_text(tmp_path: Path) -> None:
+    """A Markdown CV's raw HTML: the tags, their attributes and comments are not indexed (a spam-proofed
+    `href`, an entry the writer commented out), the text between the tags is, and so is HTML shown as
+    code. Offsets are kept: the parsed text is as long as the file's."""
+    from ingest.markdown_html import strip_html
+
+    source = ('# Jane Roe\n\n<a href="mailto:jx.rxoe@exxample.org"\n    onmouseover="this.href=this.href.replace(/x/g,\'\');">'
+              "j.roe@example.org</a><br/>\n\n## Experience\n\n**Data Scientist, Acme** (2017-2018)\n\n"
+              "<!---\n**Test Prep Instructor, Kaplan** (2011-2012)\n-->\n\n<table><tr><td>Room 6126</td></tr></table>\n\n"
+              "Write `<div>` for a block:\n\n```html\n<p>kept as code</p>\n```\n\n"
+              "References: <Ada Roe, Some Book, 1991>\n")
+    stripped = strip_html(source)
+    assert len(stripped) == len(source) and stripped.count("\n") >= source.count("\n")
+    path = tmp_path / "roe_cv.md"
+    path.write_text(source, encoding="utf-8")
+    text = load_document(path).text
+    assert "j.roe@example.org" in text and "Room 6126" in text and "Data Scientist, Acme" in text
+    for hidden in ("jx.rxoe", "onmouseover", "Kaplan", "<td>", "<table>", "<br/>"):
+        assert hidden not in text, hidden
+    assert "`<div>`" in text and "<p>kept as code</p>" in text  # code is what the writer means
+    assert "<Ada Roe, Some Book, 1991>" in text  # angle brackets around a citation are no tag

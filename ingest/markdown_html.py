@@ -1,0 +1,74 @@
+"""Raw HTML inside Markdown: tags and comments are markup, not text.
+
+Markdown lets a writer drop into HTML (`<table><tr><td>...`, `<a href="mailto:...">`, `<!-- an old entry -->`);
+a renderer shows the text between the tags and hides the tags, their attributes and the comments. Indexed
+as text they are noise in quotes ("<td>The Annual ...") and, worse, hidden words read as content: an
+address obfuscated in an `href` for spam bots, or a CV entry the writer commented out.
+
+`strip_html` blanks them out in place: every character of a tag or comment becomes a space (a newline
+stays a newline), so every offset into the text is unchanged, and a tag that ends a block (`<br>`, `</p>`,
+`</td>`, `</tr>`, `</li>`, `</div>`, `</table>`, headings) leaves a line break, as a renderer would. Code is
+left alone: fenced blocks (``` and ~~~), indented blocks after a blank line, and `inline code`, where
+`<div>` is what the writer means. Autolinks (`<https://...>`, `<jane@example.org>`) are Markdown, not
+HTML, and stay. Left out: HTML entities (`&amp;`), which the cleaner's Unicode repair reads.
+"""
+
+from __future__ import annotations
+
+import re
+
+# a tag as CommonMark defines one: "<" a name, attributes (name, and "=" a quoted or bare value), "/"?, ">";
+# a closing tag; or a comment. "<Jane Roe, Some Book, 1991>" (a citation in angle brackets) is none.
+_ATTRIBUTE = r"""\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?"""
+_TAG = re.compile(rf"<!--.*?(?:-->|\Z)|<[A-Za-z][A-Za-z0-9-]*(?:{_ATTRIBUTE})*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>", re.S)
+_BLOCK_END = re.compile(r"<(?:br|hr)\b|</(?:p|div|li|tr|td|th|table|h[1-6]|ul|ol|dd|dt|section|blockquote)\s*>", re.I)
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the fenced and indented code blocks and the inline code of `text`."""
+    spans: list[tuple[int, int]] = []
+    fence = ""
+    start = 0
+    pos = 0
+    blank_before = True
+    for line in text.splitlines(keepends=True):
+        end = pos + len(line)
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                spans.append((start, end))
+                fence = ""
+        elif m:
+            fence, start = m.group(1), pos
+        elif blank_before and (line.startswith("    ") or line.startswith("\t")) and line.strip():
+            spans.append((pos, end))  # an indented code line (after a blank line or another code line)
+            pos = end
+            continue
+        blank_before = not line.strip()
+        pos = end
+    if fence:
+        spans.append((start, len(text)))
+    inline = [(m.start(), m.end()) for m in _CODE_SPAN.finditer(text)
+              if not any(a <= m.start() < b for a, b in spans)]
+    return sorted(spans + inline)
+
+
+def strip_html(text: str) -> str:
+    """`text` with its HTML tags and comments blanked out, outside code (see the module docstring); the same
+    length, every offset kept."""
+    if "<" not in text:
+        return text
+    code = _code_spans(text)
+    out = list(text)
+    for m in _TAG.finditer(text):
+        a, b = m.start(), m.end()
+        if any(x <= a < y for x, y in code):
+            continue
+        for i in range(a, b):
+            if out[i] != "\n":
+                out[i] = " "
+        if _BLOCK_END.match(m.group(0)) and "\n" not in m.group(0):
+            out[a] = "\n"
+    return "".join(out)
