@@ -219,17 +219,22 @@ class Assistant:
         return retrieve_hits(question, self.searcher, self.people, self.store, self.settings.k,
                              per_person=answer.per_person, person_k=answer.person_k)
 
-    def ask(self, question: str, history: Sequence[Turn] = ()) -> Answer:
+    def ask(self, question: str, history: Sequence[Turn] = (), *, threshold: float | None = None) -> Answer:
         """A cited answer to `question` from the indexed documents (or an abstention).
 
         `history` (chat messages or (user, assistant) pairs) resolves follow-ups such as
         "What about his PhD?" before retrieval; `Answer.resolved` is the question actually answered.
+        `threshold` (the default reader only): answer a fact question whose answerability is at least this
+        rather than the fitted threshold (`citewise table` asks again with 0 for a cell its column vouches for).
         """
         resolved = resolve(question, history, self.people.names()) if history else " ".join(question.split())
         hits, scope = self.retrieve_scoped(resolved)
         if self.writer is not self.reader:  # another writer (an LLM) reads the reader's order, best first
             hits = self.reader.rank(resolved, hits)
-        answer = verify_citations(self.writer.write(resolved, hits), hits)
+            written = self.writer.write(resolved, hits)
+        else:
+            written = self.reader.write(resolved, hits, threshold=threshold)
+        answer = verify_citations(written, hits)
         notes = (scope, *answer.notes) if scope else answer.notes
         return replace(answer, question=question, resolved=resolved, notes=notes)
 
@@ -242,7 +247,8 @@ class Assistant:
         everyone; `progress(done, total, what)` is called after each cell; `margin`: a cell this many
         logits less sure than the median of its column is left empty (None: every answer kept)."""
         chosen = pick_people(self.people.all(), people)
-        return build_table(self.ask, chosen, fields or choose_fields(), progress, margin)
+        return build_table(self.ask, chosen, fields or choose_fields(), progress, margin,
+                           reask=lambda question: self.ask(question, threshold=0.0))
 
     def profile(self, name: str, fields: Sequence[Field] | None = None) -> Row | None:
         """The person `name` names (any written form) as one row of the table, or None if nobody

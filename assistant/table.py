@@ -7,9 +7,10 @@ cell, the answer's lead phrase (`Answer.fact`, else the start of its first quote
 confidence and the citation; an abstention is an empty cell ("not stated"), never a guess. A cell
 only quotes the person's own documents: an answer citing someone else's leaves it empty. Once every row
 is built, each column is read as a whole (`against_column`): a cell far less sure than the same field's
-other cells is left empty, because the reader's confidence is on a different scale for each question
-(a PhD question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title
-question at 0.7 from the job line), and the other people's answers to the same question show its scale.
+other cells is left empty, and one the reader left empty though it is about as sure as them is asked again
+and filled, because the reader's confidence is on a different scale for each question (a PhD question is
+answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from the
+job line, below the reader's own threshold), and the other people's answers to the same question show its scale.
 Fields come from a named preset shipped in `assistant/fields/NAME.toml` (`cv` by default), from a
 TOML file of the same shape, or from "Label=question" strings that add or replace fields.
 `citewise profile NAME` is one row of the same table, shown vertically (`card_text`).
@@ -317,27 +318,38 @@ def build_row(ask: Ask, person: Person, fields: Sequence[Field], progress: Calla
     return Row(person.name, person.docs, tuple(cells))
 
 
-def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS) -> Table:
-    """`table` with every filled cell more than `margin` logits below the median of its column's filled
-    cells left empty (its confidence kept, `note` UNSURE); a column with fewer than `min_rows` filled
-    cells that carry a confidence is left as it is."""
+def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS,
+                   reask: Ask | None = None) -> Table:
+    """`table` with each column read as a whole: a cell is filled when its confidence lies within `margin`
+    logits of the median of its column's filled cells. A filled cell further below is left empty (its
+    confidence kept, `note` UNSURE); with `reask` (the question answered at any answerability, e.g.
+    `Assistant.ask(q, threshold=0)`), a cell the reader left empty though it lies within the margin is asked
+    again and filled with that answer, unless the answer still abstains (a date question whose passage holds
+    no date). A column with fewer than `min_rows` filled cells that carry a confidence is left as it is."""
     rows = [list(r.cells) for r in table.rows]
-    for j in range(len(table.fields)):
+    for j, fld in enumerate(table.fields):
         sure = [logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
         if len(sure) < min_rows:
             continue
         floor = statistics.median(sure) - margin
-        for r in rows:
+        for i, r in enumerate(rows):
             c = r[j]
-            if c.citation is not None and c.confidence is not None and logit(c.confidence) < floor:
+            if c.confidence is None or c.note:
+                continue
+            if c.citation is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
+            elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
+                row = table.rows[i]
+                again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
+                if again.citation is not None:
+                    r[j] = again
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 
 
 def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], progress: Progress | None = None,
-                margin: float | None = COLUMN_MARGIN) -> Table:
+                margin: float | None = COLUMN_MARGIN, reask: Ask | None = None) -> Table:
     """A row per person of `people`, a cell per field, each column then read as a whole with
-    `against_column(margin)` (None: every answer kept; see the module docstring)."""
+    `against_column(margin, reask=reask)` (None: every answer kept; see the module docstring)."""
     total = len(people) * len(fields)
     done = 0
 
@@ -349,7 +361,7 @@ def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], pro
 
     rows = tuple(build_row(ask, p, fields, step) for p in people)
     table = Table(tuple(fields), rows)
-    return table if margin is None else against_column(table, margin)
+    return table if margin is None else against_column(table, margin, reask=reask)
 
 
 # -- text -----------------------------------------------------------------------------------------

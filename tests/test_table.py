@@ -219,6 +219,37 @@ def test_a_cell_far_less_sure_than_its_column_is_left_empty() -> None:
     assert against_column(Table(fields, rows), margin=3.0) == Table(fields, rows)
 
 
+def test_a_cell_left_empty_as_sure_as_its_column_is_asked_again() -> None:
+    """The symmetric half of reading a column as a whole: a job-title question is answered at 0.4-0.6 from
+    the job line, below the reader's own threshold, so the reader abstains on some people's lines that are
+    as sure as the others it answered. A cell within the margin of the column's median is asked again with
+    `reask` (in citewise: `Assistant.ask(question, threshold=0)`, the same real reader) and filled when that
+    answer quotes the person's own document; one far below the median, or whose second answer still
+    abstains, stays empty. (`reask` is scripted here: this checks the column rule; the real re-ask is
+    checked on the seed profiles below.)"""
+    fields = (Field("Current position", "What is {name}'s current job title?"),)
+    sure = [0.6, 0.55, 0.5, 0.45, 0.2, 0.44]  # logits 0.41, 0.2, 0, -0.2, -1.39, -0.24: median of the filled 0.2
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.pdf",), (
+        Cell("Current position", f"Lecturer {i}", p, cite(f"Lecturer {i}, 2020 - present", doc=f"/d/p{i}.pdf"))
+        if i < 3 else Cell("Current position", "", p),)) for i, p in enumerate(sure))
+    asked: list[str] = []
+
+    def reask(question: str) -> Answer:
+        asked.append(question)
+        if "P5" in question:  # a second answer that still abstains leaves the cell empty
+            return Answer(question, "not found", True, confidence=0.44)
+        i = question.split("P")[1][0]
+        quote = cite(f"Research Associate, 2021 - present (P{i})", doc=f"/d/p{i}.pdf")
+        return Answer(question, "Research Associate [1]", False, (quote,), fact="Research Associate", confidence=0.45)
+
+    checked = against_column(Table(fields, rows), reask=reask)
+    cells = [r.cell("Current position") for r in checked.rows]
+    assert asked == ["What is P3's current job title?", "What is P5's current job title?"]  # 0.2 is too far below
+    assert [c.value for c in cells] == ["Lecturer 0", "Lecturer 1", "Lecturer 2", "Research Associate", "", ""]
+    assert cells[3].citation is not None and cells[3].citation.doc == "/d/p3.pdf"
+    assert against_column(Table(fields, rows)) == Table(fields, rows)  # without `reask`, nothing is asked
+
+
 def test_csv_has_a_value_and_a_source_column_per_field() -> None:
     table = small_table()
     rows = list(csv.reader(io.StringIO(table.to_csv())))
@@ -323,6 +354,18 @@ def test_the_table_has_a_row_per_person_and_every_quote_is_exact(seed_table: Tab
     balin = next(r for r in seed_table.rows if r.person == "Muhammed Fatih Balin")
     assert "Georgia Institute of Technology" in balin.cell("PhD institution").value
     assert balin.cell("Email").value == "m.f.balin@gmail.com"
+
+
+@pytest.mark.slow
+def test_asking_again_at_threshold_zero_answers_what_the_reader_refused(seed_assistant) -> None:
+    """`Assistant.ask(question, threshold=0)` answers from the best passage a question the reader refuses by
+    its fitted threshold, quoting a retrieved chunk exactly."""
+    question = "What is Muhammed Fatih Balin's favourite colour?"
+    assert seed_assistant.ask(question).abstained
+    forced = seed_assistant.ask(question, threshold=0.0)
+    assert not forced.abstained and forced.citations
+    for c in forced.citations:
+        assert c.quote in seed_assistant.chunk(c.chunk_id).text
 
 
 @pytest.mark.slow

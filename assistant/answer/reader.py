@@ -266,19 +266,23 @@ class Reader:
             best[r.hits[c.hit].chunk_id] = max(best.get(r.hits[c.hit].chunk_id, -1.0), float(p))
         return [hits[i] for i in sorted(range(len(hits)), key=lambda i: (-best.get(hits[i].chunk_id, -1.0), i))]
 
-    def write(self, question: str, hits: Sequence[Hit]) -> Answer:
+    def write(self, question: str, hits: Sequence[Hit], threshold: float | None = None) -> Answer:
+        """The answer to `question` from `hits`; `threshold`: answer a fact question when its answerability
+        is at least this instead of the fitted threshold (the checks of what the quote holds still apply;
+        "who" questions keep theirs)."""
         is_who, hits, people = self.prepare(question, hits)
         r = self.read(question, hits, who=is_who)
         if not r.cands:
             return Answer(question, NOT_FOUND, True, kind="abstain", notes=("nothing was retrieved",))
         if is_who:
             return answer_who(self, r, people)
-        return self._fact(r)
+        return self._fact(r, threshold)
 
     # -- facts -------------------------------------------------------------------------------------
-    def _fact(self, r: Reading) -> Answer:
+    def _fact(self, r: Reading, threshold: float | None = None) -> Answer:
         kind = asks.asked(r.question)
         m = r.model or self.model
+        floor = m.threshold if threshold is None else threshold
         p = m.answerable(r.p, r.x, r.unmatched, r.read)  # decides; `sure` is what the answer says of itself
         sure = m.sure(p)
         if kind in detect.SHAPED and (named := self._named(r)):
@@ -286,7 +290,7 @@ class Reader:
             return own_address(r, kind, named) or self.abstain(
                 r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", sure)
         best = int(np.argmax(r.p))
-        if p < m.threshold:
+        if p < floor:
             return self.abstain(r, self.how_sure(p, m), sure)
         c = r.cands[best]
         hit = r.hits[c.hit]

@@ -22,7 +22,8 @@ FORMATS = ("text", "csv", "json", "md")
 FIELD_HELP = ('Add a field, "Label=question with {name}" (repeatable); a label already there gets the new '
               "question.")
 MARGIN_HELP = ("Leave empty a cell this many logits less sure than the median of its column's filled cells "
-               "(3 or more), 'off' to keep every answer.")
+               "(3 or more), and fill one the reader left empty that lies within it; 'off' to keep every answer "
+               "as the reader gives it.")
 
 
 def _margin(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
@@ -229,7 +230,8 @@ def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | 
             progress, close = _bar("table", quiet=as_json)
             start = time.perf_counter()
             try:
-                table = build_table(assistant.ask, people, fields, progress, margin)
+                table = build_table(assistant.ask, people, fields, progress, margin,
+                                    reask=lambda question: assistant.ask(question, threshold=0.0))
             finally:
                 close()
             seconds = time.perf_counter() - start
