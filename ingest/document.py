@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 # the title as a person's name and nothing but the file name agrees ("Sky (United Kingdom)" over `sky_united_kingdom.md`);
 # 17: MultiMarkdown "Title: / Authors:" metadata lines are front matter; a line under the first section heading is
 # no name line; a one-word Markdown link label is a handle, not lower-case words; a hyphenated surname is one name;
-# 18: raw HTML tags and comments in Markdown are blanked out (`markdown_html`), code left alone
-INGEST_VERSION = 18
+# 18: raw HTML tags and comments in Markdown are blanked out (`markdown_render`), code left alone; 19: a Markdown
+# definition list's term and first definition are one line
+INGEST_VERSION = 19
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from .docx_parser import parse_docx
 from .errors import ParseError
 from .frontmatter import split_front_matter
 from .html_parser import parse_html
-from .markdown_html import strip_html
+from .markdown_render import join_definitions, strip_html
 from .owner import decide_owner
 from .parsed import Parsed, Parser
 from .pdf_parser import parse_pdf
@@ -71,13 +71,13 @@ def parse_text(path: Path, data: bytes) -> Parsed:
 
 def parse_markdown(path: Path, data: bytes) -> Parsed:
     """Markdown text; YAML front matter is removed from the text and kept as title/author properties, raw
-    HTML tags and comments are blanked out (`markdown_html`)."""
+    HTML tags and comments are blanked out (`markdown_render`)."""
     text = decode_text(path, data)
     fm = split_front_matter(text)
     if fm.end:
         # Blank lines keep the body's line numbers; the front matter itself is never indexed.
         text = "\n" * text.count("\n", 0, fm.end) + text[fm.end :]
-    return Parsed(text=strip_html(text), markdown=True, meta_title=fm.title, meta_author=fm.author)
+    return Parsed(text=join_definitions(strip_html(text)), markdown=True, meta_title=fm.title, meta_author=fm.author)
 
 
 PARSERS: dict[str, Parser] = {

@@ -607,7 +607,7 @@ def test_raw_html_in_markdown_is_markup_not_text(tmp_path: Path) -> None:
     """A Markdown CV's raw HTML: the tags, their attributes and comments are not indexed (a spam-proofed
     `href`, an entry the writer commented out), the text between the tags is, and so is HTML shown as
     code. Offsets are kept: the parsed text is as long as the file's."""
-    from ingest.markdown_html import strip_html
+    from ingest.markdown_render import strip_html
 
     source = ('# Jane Roe\n\n<a href="mailto:jx.rxoe@exxample.org"\n    onmouseover="this.href=this.href.replace(/x/g,\'\');">'
               "j.roe@example.org</a><br/>\n\n## Experience\n\n**Data Scientist, Acme** (2017-2018)\n\n"
@@ -624,3 +624,19 @@ def test_raw_html_in_markdown_is_markup_not_text(tmp_path: Path) -> None:
         assert hidden not in text, hidden
     assert "`<div>`" in text and "<p>kept as code</p>" in text  # code is what the writer means
     assert "<Ada Roe, Some Book, 1991>" in text  # angle brackets around a citation are no tag
+
+
+def test_a_definition_lists_term_and_definition_are_one_line(tmp_path: Path) -> None:
+    """A Pandoc-style Markdown CV writes each entry as a definition list ("2014-" / ": Associate Professor,
+    ..."), which a renderer sets side by side; read apart, the date says nothing and the entry has no date,
+    so a question about the present got "2014-" for its answer. The two are one line now; a second
+    definition and code stay as they are."""
+    from ingest.markdown_render import join_definitions
+
+    text = "2014-\n: Associate Professor, Some University\n: Chair\n\n```\nx\n: y\n```\n"
+    joined = join_definitions(text)
+    assert joined == "2014- : Associate Professor, Some University\n: Chair\n\n```\nx\n: y\n```\n" and len(joined) == len(text)
+    path = tmp_path / "roe_cv.md"
+    path.write_text("# Jane Roe\n\n## Employment\n\n2014-\n: Associate Professor of Sociology, Some University\n\n"
+                    "2007-2014\n: Assistant Professor of Sociology, Other University\n", encoding="utf-8")
+    assert "2014- : Associate Professor of Sociology, Some University" in load_document(path).text

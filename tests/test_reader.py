@@ -752,7 +752,7 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert not present.asks_now("Which paper did Balin present at ICML 2019?")  # "present", the verb
     for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current",
                     "Assistant Professor (August 2026– )", "Analyst, Acme 2021 –\nLeading the data team",
-                    "Aug, 1990–\nPresent"):
+                    "Aug, 1990–\nPresent", "2014- : Associate Professor of Sociology"):
         assert present.open_range(running) and present.says_now(running), running
     for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020", "Analyst 2019 –\n2021",
                   "Analyst 2019 –\nJan. 2021", "pages 12-"):
@@ -765,6 +765,8 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     # his "Emeritus Faculty, 2024–present" for his current job); a heading opening its line still speaks of now
     assert not present.says_now("Representative to the Management Committee for the Current Index to Statistics")
     assert present.says_now("Current Research Interests") and present.says_now("Senior engineer, current")
+    # ... and so is a "Now" a name ends after a joiner (a radio show), which answered "Where does he work now?"
+    assert not present.says_now("- NPR Here and Now — Dec 2015") and present.says_now("I am now at Acme")
     assert not present.says_now("He immersed himself in the project and was present at the Trinity bomb test.")
     # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
     assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")

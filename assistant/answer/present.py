@@ -22,9 +22,10 @@ _BEFORE_VERB = frozenset(["we", "i", "they", "you", "he", "she", "also", "here",
 OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
 _MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
 _OPEN_RANGE = re.compile(rf"{_MONTH_YEAR}{OPEN_END.pattern}|\bsince[ \t]+{_MONTH_YEAR}", re.IGNORECASE)
-# or by leaving its end blank: "(August 2026– )", "2021 -" ending its line, unless the next line starts with
-# the end date ("2019 -\n2021", a range wrapped by the layout)
-_BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*[-‐‑‒–—][ \t]*(?:[)\]]|$(?![\r\n]+[ \t]*(?:[A-Za-z]{{3,9}}\.?,?[ \t]+)?\d))",
+# or by leaving its end blank: "(August 2026– )", "2021 -" ending its line or before a separator ("2014- :
+# Associate Professor", a definition list's term and its definition), unless the next line starts with the end
+# date ("2019 -\n2021", a range wrapped by the layout)
+_BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*[-‐‑‒–—][ \t]*(?:[)\]:|]|$(?![\r\n]+[ \t]*(?:[A-Za-z]{{3,9}}\.?,?[ \t]+)?\d))",
                         re.MULTILINE)
 
 
@@ -51,14 +52,21 @@ def first_open(text: str) -> int | None:
 
 def _in_name(text: str, start: int, end: int) -> bool:
     """Is the capitalised word text[start:end] part of a name written inside a line: a word before it on its
-    line and a capitalised word after it ("the Management Committee for the Current Index to Statistics")?
-    A heading opens its line ("Current Research"), and a lower-case word is no name."""
+    line and a capitalised word after it ("the Management Committee for the Current Index to Statistics"),
+    or, after one of the small words a name joins by, a capitalised word before it that does not open its
+    line ("a talk on NPR Here and Now")? A heading opens its line ("Current Research"), and a lower-case word
+    is no name."""
     word = text[start:end]
     if not word[:1].isupper() or word.isupper():
         return False
     line_start = text.rfind("\n", 0, start) + 1
+    before = text[line_start:start].split()
     after = text[end:end + 40].lstrip(" \t")
-    return bool(text[line_start:start].strip()) and after[:1].isupper()
+    if before and after[:1].isupper():
+        return True
+    # "Here and Now": a joiner, and a capitalised word before it that is not the line's first word
+    return (len(before) >= 3 and before[-1] in ("and", "of", "the", "&") and before[-2][:1].isupper()
+            and before[-2].isalpha())
 
 
 def says_now(text: str) -> bool:

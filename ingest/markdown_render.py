@@ -1,4 +1,5 @@
-"""Raw HTML inside Markdown: tags and comments are markup, not text.
+"""Markdown read as a renderer shows it: raw HTML tags and comments hidden (`strip_html`), a definition list's
+term and definition on one line (`join_definitions`).
 
 Markdown lets a writer drop into HTML (`<table><tr><td>...`, `<a href="mailto:...">`, `<!-- an old entry -->`);
 a renderer shows the text between the tags and hides the tags, their attributes and the comments. Indexed
@@ -71,4 +72,27 @@ def strip_html(text: str) -> str:
                 out[i] = " "
         if _BLOCK_END.match(m.group(0)) and "\n" not in m.group(0):
             out[a] = "\n"
+    return "".join(out)
+
+
+# a definition list's tight form (Pandoc, PHP Markdown Extra, kramdown): a term line, then ": definition"
+_DEFINITION = re.compile(r"(?<=[^\n])\n(?=:[ \t]+\S)")
+
+
+def join_definitions(text: str) -> str:
+    """`text` with each definition of a tight definition list on its term's line ("2014-" / ": Associate
+    Professor, University of Oregon" -> "2014- : Associate Professor, ..."), as a renderer sets them side by
+    side in a CV: read apart, the term is a date that says nothing and its entry a line without a date. Only a
+    term's first definition joins it (a second one, after a definition line, stays on its own line), code is
+    left alone, and the length and every offset are kept (the line break becomes a space)."""
+    if "\n:" not in text:
+        return text
+    out = list(text)
+    code = _code_spans(text)
+    for m in _DEFINITION.finditer(text):
+        if any(a <= m.start() < b for a, b in code):
+            continue
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if not text[line_start:m.start()].lstrip().startswith(":"):  # the line above is a term, not a definition
+            out[m.start()] = " "
     return "".join(out)
