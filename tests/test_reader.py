@@ -374,6 +374,7 @@ def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_
     assert names_owner("https://www.jose-perez.org/cv", "José Pérez")
     assert names_owner("jrd@uni.example", "Jane R. Doe") and names_owner("xwu@uni.example", "Xiaoming Wu")
     assert names_owner("jroe [at] example (dot) org", "Jane Roe")
+    assert names_owner("msotov@example.com", "Mateo Soto-Vega")  # a part of a hyphenated surname
     assert not names_owner("jsmith@example.edu", "Jane Roe") and not names_owner("info@roe-lab.org", "Jane Roe")
     assert not names_owner("ab@example.org", "Andrew Ng")
     obfuscated = "E-mail: jroe [at] example (dot) org."

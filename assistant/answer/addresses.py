@@ -38,10 +38,11 @@ def names_owner(address: str, owner: str | None) -> bool:
     """Does an e-mail or web address spell part of `owner`'s name? Read in the address's own part (an
     e-mail's before the "@" or "[at]", a web address without its scheme and "www."), accents and case
     folded, in runs of letters and also run together ("m.f.balin", "mfbal.in"): a word of the name of
-    three letters or more inside a run ("rhaas"), a run of five letters or more that starts a word of the
+    three letters or more inside a run ("rhaas"; each part of a hyphenated surname: "friosa" for
+    "Fernando Rios-Avila"), a run of five letters or more that starts a word of the
     name ("sharbat" for "Sharbatanu"), a two-letter word of the name alone or with an initial ("wu",
     "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
-    words = [fold(w).strip(".,") for w in (owner or "").split()]
+    words = [fold(w).strip(".,") for w in re.split(r"[\s‐-]+", owner or "")]  # a hyphenated surname's parts too
     words = [w for w in words if w.isalpha()]
     runs = re.findall(r"[^\W\d_]+", fold(own_part(address)))
     runs.append("".join(runs))
