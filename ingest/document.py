@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 # 17: MultiMarkdown "Title: / Authors:" metadata lines are front matter; a line under the first section heading is
 # no name line; a one-word Markdown link label is a handle, not lower-case words; a hyphenated surname is one name;
 # 18: raw HTML tags and comments in Markdown are blanked out (`markdown_render`), code left alone; 19: a Markdown
-# definition list's term and first definition are one line
-INGEST_VERSION = 19
+# definition list's term and first definition are one line; 20: TOML front matter (`+++`, an author in `[extra]`);
+# a name in a separated part of the title property ("cv | Jane Roe") is a heading's evidence; a sentence's full stop
+# after a name is not the name's
+INGEST_VERSION = 20
 
 
 @dataclass(frozen=True)

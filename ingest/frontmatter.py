@@ -8,7 +8,8 @@ not a mapping, is left in the text untouched.
 Also read: MultiMarkdown / Python-Markdown / Pelican metadata, "Key: value" lines at the very top up to the
 first blank line ("Title: Curriculum Vitae" / "Authors: Kyle Cranmer"). Since any text may open with such a
 line ("Name: Jane Roe" / "Email: ..." in a CV), a block is metadata only when it has two lines or more and a
-`title` key. Left out: TOML (`+++`) and JSON front matter.
+`title` key. TOML front matter between `+++` lines (Hugo, Zola) is read with `tomllib`, its author also from a
+table (`[extra]`). Left out: JSON front matter.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _BLOCK = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+_TOML_BLOCK = re.compile(r"\A\ufeff?\+\+\+[ \t]*\r?\n(.*?)(?:\r?\n)\+\+\+[ \t]*(?:\r?\n|\Z)", re.S)  # Hugo, Zola
 MAX_BLOCK = 64 * 1024  # a longer "front matter" is not one
 # MultiMarkdown metadata: "Key: value" lines (a value may go on over indented lines), then a blank line
 _META_LINE = re.compile(r"([A-Za-z][\w-]*)[ \t]*:[ \t]*(.*)")
@@ -45,19 +47,36 @@ def _scalar(value: Any) -> str | None:
 def split_front_matter(text: str) -> FrontMatter:
     """The front matter's title and author, and where the body starts; `end == 0` when there is none."""
     m = _BLOCK.match(text)
-    if not m or len(m.group(1)) > MAX_BLOCK:
-        return _metadata_lines(text)
-    import yaml
+    if m and len(m.group(1)) <= MAX_BLOCK:
+        import yaml
 
-    try:
-        data = yaml.safe_load(m.group(1))
-    except yaml.YAMLError:
-        return FrontMatter(None, None, 0)
+        try:
+            data = yaml.safe_load(m.group(1))
+        except yaml.YAMLError:
+            return FrontMatter(None, None, 0)
+        return _properties(data, m.end())
+    m = _TOML_BLOCK.match(text)
+    if m and len(m.group(1)) <= MAX_BLOCK:
+        import tomllib
+
+        try:
+            return _properties(tomllib.loads(m.group(1)), m.end())
+        except tomllib.TOMLDecodeError:
+            return FrontMatter(None, None, 0)
+    return _metadata_lines(text)
+
+
+def _properties(data: Any, end: int) -> FrontMatter:
+    """Title and author of a parsed block: top-level keys, else an author in a table of it (Zola's `[extra]`,
+    Hugo's `params`); not a mapping: no front matter."""
     if not isinstance(data, dict):
         return FrontMatter(None, None, 0)
     keys = {str(k).lower(): v for k, v in data.items()}
     author = next((a for k in ("author", "authors", "name") if (a := _scalar(keys.get(k)))), None)
-    return FrontMatter(_scalar(keys.get("title")), author, m.end())
+    if author is None:
+        nested = [{str(k).lower(): v for k, v in v.items()} for v in keys.values() if isinstance(v, dict)]
+        author = next((a for t in nested for k in ("author", "authors") if (a := _scalar(t.get(k)))), None)
+    return FrontMatter(_scalar(keys.get("title")), author, end)
 
 
 def _metadata_lines(text: str) -> FrontMatter:

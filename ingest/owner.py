@@ -7,7 +7,8 @@ Candidates for the owner come from every source a document offers (`Source` name
   updated : 1 February 2025" yield the name and not the date fragment (digits and month names end a
   run); capitals are case-folded ("PIERO DE DOMINICIS") and spacing accents joined ("Pˆarvulescu");
   a degree or generation nameparser knows ("ADRIAN FORSYTHE Ph.D.", "Jr.") is no word against the name;
-- `heading`: the format's own title (DOCX Title style, HTML `<h1>`, a Markdown `#` heading);
+- `heading`: the format's own title (DOCX Title style, HTML `<h1>`, a Markdown `#` heading), and a name in a
+  separated part of the title property ("cv | Jane Roe" in front matter, PDF Info or HTML `<title>`);
 - `meta`: the author property (PDF Info, DOCX core properties, HTML meta, front matter);
 - `email`, `url`, `filename`: an e-mail local part, a homepage or URL path, the file name, split
   into words ("nick-danis", "tyler.grimes", "Jane_Roe_CV");
@@ -159,6 +160,9 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     def add(name: str, src: str, position: float = 0.0, bold: bool = False, line: int | None = None) -> _Cluster:
         c: _Cluster
         name = strip_title(name)
+        last = name.rsplit(" ", 1)[-1]
+        if last.endswith(".") and len(last.rstrip(".")) >= 3:
+            name = name[:-1]  # a sentence's full stop ("My name is Jane Roe."), not an initial's or "Jr."'s
         surname = split_name(name)[1]
         for c in by_surname.get(surname, ()):
             if names_match(c.names[0][0], name):
@@ -210,6 +214,13 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             # the format's title (DOCX Title, HTML <h1>, Markdown #) is a person's name
             if i == 0 and len(heading) <= MAX_LINE and person_evidence(normalise(heading)) > 0:
                 titles += [n for n, alone in line_windows(heading) if alone == 1.0]
+    # the title property (front matter, PDF Info, HTML <title>) naming a person in one of its separated parts
+    # ("cv | Frederik Roe") names its owner as a heading does; a title that is one part ("About Me") is no name
+    meta_title = " ".join((parsed.meta_title or "").split())
+    if meta_title and len(meta_title) <= MAX_LINE:
+        for name, alone in line_windows(meta_title):
+            if alone == 1.0 and normalise(name) != normalise(meta_title):
+                add(name, "heading", W_PROMINENT)
     meta_author = normalise(parsed.meta_author or "")
     for name in line_names(meta_author):
         if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one

@@ -679,3 +679,28 @@ def test_a_contact_block_is_no_metadata(tmp_path: Path) -> None:
     path = tmp_path / "cv.md"
     path.write_text("Name: Jane Roe\nEmail: jroe@example.org\n\n## Education\n\nPhD, 2010\n", encoding="utf-8")
     assert "jroe@example.org" in load_document(path).text
+
+
+def test_markdown_cvs_of_three_more_shapes_get_their_owner(tmp_path: Path) -> None:
+    """A second set of public Markdown CVs (names made up here):
+    - TOML front matter between `+++` lines (Hugo, Zola) with the author in its `[extra]` table, read as text
+      ('title = "About Me"' was the document's title);
+    - a front matter title naming the owner after a separator ("cv | Name") and a body that never prints it;
+    - the name only in a sentence of the text ("My name is ...."), which kept its full stop."""
+    shapes = {
+        "brannick_cv.md": ('+++\ntitle = "About Me"\ndate = 2022-02-19\n[extra]\nauthor = "Orvel T. Brannick"\n\n+++\n\n'
+                           "# Curriculum Vitae\n\n## Experience\n\nGIS Intern, Some County (2018-present)\n\n"
+                           "## Education\n\nDoctor of Philosophy, Some State University, 2021\n", "Orvel T. Brannick"),
+        "halvek_cv.md": ('---\ntitle: "cv | Idris Halvek"\n---\n\n# **curriculum vitae**\n\n## **Employment**\n\n'
+                         "**Doktorand (PhD) --- Some University**\n*Aug. 2021 -- today*\n\n## **Education**\n\n"
+                         "**MSc Economics**, Other University, 2021\n", "Idris Halvek"),
+        "varga_cv.md": ("---\nlayout: page\ntitle: About me\n---\n\nMy name is Anselm Varga. I am a software engineer "
+                        "working on data.\n\n## Education\n\n- Some University, **Master of Science in Physics** (2016 - 2018)\n\n"
+                        "## Employment\n\n- Backend Developer - Some Company (Jan 2019 - Oct 2021)\n", "Anselm Varga"),
+    }
+    for name, (text, owner) in shapes.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        doc = load_document(path)
+        assert doc.owner == owner, (name, doc.owner)
+        assert "title =" not in doc.title and not doc.title.endswith("."), doc.title
