@@ -4,6 +4,7 @@ with the libraries users' files come from (fpdf2, python-docx), each with its na
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SHARED, require_shared
@@ -636,6 +637,17 @@ def test_contact_handles_read_addresses_by_their_shape() -> None:
     assert own_part("JRoe (AT) example.org") == "JRoe"
 
 
+def _loaded(folder: Path, shapes: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """Each (text, expected owner) of `shapes` written under its file name and loaded; its owner checked."""
+    docs = {}
+    for name, (text, owner) in shapes.items():
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        docs[name] = doc = load_document(path)
+        assert doc.owner == owner, (name, doc.owner)
+    return docs
+
+
 def test_markdown_cvs_of_four_shapes_get_their_owner(tmp_path: Path) -> None:
     """Four shapes of Markdown CV seen in public repositories (names made up here), each of which had no owner
     or a cut one:
@@ -664,12 +676,8 @@ def test_markdown_cvs_of_four_shapes_get_their_owner(tmp_path: Path) -> None:
                             "## Summary\n\nEconomist with a decade of research at an institute. Mateo Soto-Vega studies wages.\n\n"
                             "## Education\n\n**PhD in Economics** | State University | 2008-2013\n", "Mateo Soto-Vega"),
     }
-    for name, (text, owner) in shapes.items():
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        doc = load_document(path)
-        assert doc.owner == owner, (name, doc.owner)
-    quill = load_document(tmp_path / "quill_cv.md")
+    docs = _loaded(tmp_path, shapes)
+    quill = docs["quill_cv.md"]
     assert "Authors:" not in quill.text and quill.title.startswith("Curriculum Vitae")
 
 
@@ -698,9 +706,5 @@ def test_markdown_cvs_of_three_more_shapes_get_their_owner(tmp_path: Path) -> No
                         "working on data.\n\n## Education\n\n- Some University, **Master of Science in Physics** (2016 - 2018)\n\n"
                         "## Employment\n\n- Backend Developer - Some Company (Jan 2019 - Oct 2021)\n", "Anselm Varga"),
     }
-    for name, (text, owner) in shapes.items():
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        doc = load_document(path)
-        assert doc.owner == owner, (name, doc.owner)
+    for doc in _loaded(tmp_path, shapes).values():
         assert "title =" not in doc.title and not doc.title.endswith("."), doc.title
