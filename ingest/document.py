@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 # 18: raw HTML tags and comments in Markdown are blanked out (`markdown_render`), code left alone; 19: a Markdown
 # definition list's term and first definition are one line; 20: TOML front matter (`+++`, an author in `[extra]`);
 # a name in a separated part of the title property ("cv | Jane Roe") is a heading's evidence; a sentence's full stop
-# after a name is not the name's
-INGEST_VERSION = 20
+# after a name is not the name's; 21: a front matter line holding an e-mail or web address stays in the text
+INGEST_VERSION = 21
 
 
 @dataclass(frozen=True)

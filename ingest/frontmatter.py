@@ -1,7 +1,8 @@
 """Markdown front matter (Jekyll, Hugo, Pandoc): a YAML block between `---` lines at the very top.
 
 The block is document properties, not text: it is parsed with `yaml.safe_load` and removed from what
-gets indexed. Its `title` becomes the format's title and its `author` (or `name`) the author property,
+gets indexed, but for its lines holding an e-mail or web address, which a site's template shows in the page's
+header (`parse.parse_markdown`). Its `title` becomes the format's title and its `author` (or `name`) the author property,
 both only evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or
 not a mapping, is left in the text untouched.
 

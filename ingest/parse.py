@@ -11,12 +11,14 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
+import re
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from charset_normalizer import from_bytes
 
+from .addresses import shapes
 from .clean import clean_text
 from .document import Document, PageSpan
 from .docx_parser import parse_docx
@@ -69,14 +71,20 @@ def parse_text(path: Path, data: bytes) -> Parsed:
     return Parsed(text=text, headings=tuple(rule_headings(text)))
 
 
+_LINK = re.compile(r"\bhttps?://|\bwww\.", re.IGNORECASE)  # a web address as front matter writes one (not "main.bib")
+
+
 def parse_markdown(path: Path, data: bytes) -> Parsed:
-    """Markdown text; YAML front matter is removed from the text and kept as title/author properties, raw
-    HTML tags and comments are blanked out (`markdown_render`)."""
+    """Markdown text; front matter is removed from the text and kept as title/author properties, but for its
+    lines holding an e-mail or web address ("email: jroe@example.org"), which a site's template shows in the
+    page's header; raw HTML tags and comments are blanked out (`markdown_render`)."""
     text = decode_text(path, data)
     fm = split_front_matter(text)
     if fm.end:
-        # Blank lines keep the body's line numbers; the front matter itself is never indexed.
-        text = "\n" * text.count("\n", 0, fm.end) + text[fm.end :]
+        # Blank lines keep the body's line numbers; the rest of the front matter is never indexed.
+        lines = text[: fm.end].split("\n")
+        shown = [line if shapes("email", line) or _LINK.search(line) else "" for line in lines]
+        text = "\n".join(shown) + text[fm.end :]
     return Parsed(text=join_definitions(strip_html(text)), markdown=True, meta_title=fm.title, meta_author=fm.author)
 
 

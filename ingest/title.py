@@ -159,7 +159,7 @@ def _confirmed(meta_title: str | None, top: list) -> str | None:  # type: ignore
 
 _FIELD_LINES = 200  # header fields skipped before the title at most
 # a "Label: value" field: one to four words, a colon, a value (not a sentence that has a colon in it)
-_FIELD = re.compile(r"[A-Z][\w-]*(?:[ \t][\w-]+){0,3}:[ \t]+\S")
+_FIELD = re.compile(r"[A-Za-z][\w-]*(?:[ \t][\w-]+){0,3}:[ \t]+\S")  # ("email: ..." kept from front matter too)
 
 
 def _template(line: str) -> bool:

@@ -640,3 +640,17 @@ def test_a_definition_lists_term_and_definition_are_one_line(tmp_path: Path) -> 
     path.write_text("# Jane Roe\n\n## Employment\n\n2014-\n: Associate Professor of Sociology, Some University\n\n"
                     "2007-2014\n: Assistant Professor of Sociology, Other University\n", encoding="utf-8")
     assert "2014- : Associate Professor of Sociology, Some University" in load_document(path).text
+
+
+def test_front_matter_addresses_are_text_the_rest_is_not(tmp_path: Path) -> None:
+    """A site's template shows the e-mail and web address of a CV's front matter in the page's header, so those
+    lines are indexed where they stand; the rest of the front matter (layout, template, bibliography files) is
+    not, and neither is the title's key: the title is the front matter's title."""
+    path = tmp_path / "roe_cv.md"
+    path.write_text('---\ntitle: "Curriculum Vitae"\nauthor: "Jane Roe"\nemail: jroe@example.org\nlayout: cv\n'
+                    'bibliography: main.bib\nwebsite: "https://jroe.example.org"\n---\n\n# Experience\n\n'
+                    "Associate Professor, Some University, 2015-present\n", encoding="utf-8")
+    doc = load_document(path)
+    assert "email: jroe@example.org" in doc.text and 'website: "https://jroe.example.org"' in doc.text
+    assert "layout" not in doc.text and "main.bib" not in doc.text and "title:" not in doc.text
+    assert doc.title == "Curriculum Vitae — Jane Roe" and doc.owner == "Jane Roe"

@@ -375,6 +375,10 @@ def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_
     assert names_owner("jrd@uni.example", "Jane R. Doe") and names_owner("xwu@uni.example", "Xiaoming Wu")
     assert names_owner("jroe [at] example (dot) org", "Jane Roe")
     assert names_owner("msotov@example.com", "Mateo Soto-Vega")  # a part of a hyphenated surname
+    # at a domain named after the person (initials aside), whatever its local part; not at a lab named after them
+    assert names_owner("jobs@sxroe.com", "Sam Roe") and names_owner("me@janeroe.dev", "Jane Roe")
+    assert not names_owner("info@roe-lab.org", "Jane Roe") and not names_owner("admin@university.edu", "Jane Roe")
+    assert names_owner("brannicot@x.edu", "Orvel T. Brannick")  # a shortened surname and the given names' initials
     assert not names_owner("jsmith@example.edu", "Jane Roe") and not names_owner("info@roe-lab.org", "Jane Roe")
     assert not names_owner("ab@example.org", "Andrew Ng")
     obfuscated = "E-mail: jroe [at] example (dot) org."

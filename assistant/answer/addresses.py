@@ -31,6 +31,8 @@ from .features import flat
 if TYPE_CHECKING:
     from .reader import Reading
 
+_AT_SIGN = re.compile(r"\s*@\s*|\s*[\[({]\s*at\s*[\])}]\s*", re.IGNORECASE)  # the "@" of an e-mail address, also "[at]"
+
 SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
 
 
@@ -40,19 +42,42 @@ def names_owner(address: str, owner: str | None) -> bool:
     folded, in runs of letters and also run together ("m.f.balin", "mfbal.in"): a word of the name of
     three letters or more inside a run ("rhaas"; each part of a hyphenated surname: "friosa" for
     "Fernando Rios-Avila"), a run of five letters or more that starts a word of the
-    name ("sharbat" for "Sharbatanu"), a two-letter word of the name alone or with an initial ("wu",
+    name ("sharbat" for "Sharbatanu"; also once the given names' initials around it are taken off: "francojc"
+    for "Jerid C. Francom"), a two-letter word of the name alone or with an initial ("wu",
     "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
     words = [fold(w).strip(".,") for w in re.split(r"[\s‐-]+", owner or "")]  # a hyphenated surname's parts too
     words = [w for w in words if w.isalpha()]
     runs = re.findall(r"[^\W\d_]+", fold(own_part(address)))
     runs.append("".join(runs))
     initials = "".join(w[0] for w in words)
+    # a shortened surname with the given names' initials after or before it ("francojc" for "Jerid C. Francom")
+    given = initials[:-1]
+    if len(given) >= 1:
+        runs += [r[: -len(given)] for r in runs if r.endswith(given)] + [r[len(given):] for r in runs if r.startswith(given)]
     short = {w for w in words if len(w) == 2}
     with_initial = short | {i + w for w in short for i in initials} | {w + i for w in short for i in initials}
     return any(
         any(len(w) >= 3 and (w in run or (len(run) >= 5 and w.startswith(run))) for w in words)
         or run in with_initial or (len(words) >= 2 and run == initials)
-        for run in runs)
+        for run in runs) or _personal_domain(address, words)
+
+
+def _personal_domain(address: str, words: list[str]) -> bool:
+    """Is an e-mail address at a domain named after the person ("jobs@sxlijin.com", "me@janeroe.dev")? The
+    domain's name (the label before its last) holds a word of their name of three letters or more, and what is
+    left of it once their name's words are taken out is two letters at most, initials ("sx"), not another word
+    ("roe-lab": a lab's)."""
+    at = _AT_SIGN.search(address)
+    if not at:
+        return False
+    labels = re.split(r"\.|\s*[\[({]\s*dot\s*[\])}]\s*", address[at.end():].strip().lower())
+    if len(labels) < 2:
+        return False
+    name = re.sub(r"[^a-z]", "", fold(labels[-2]))
+    found = [w for w in words if len(w) >= 3 and w in name]
+    for w in sorted(found, key=len, reverse=True):
+        name = name.replace(w, "", 1)
+    return bool(found) and len(name) <= 2
 
 
 def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, kind: str,
