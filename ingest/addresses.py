@@ -1,6 +1,6 @@
 """The written shapes of e-mail and web addresses, in any text: where a text holds one (`shapes`), and
 the part of an address that names its owner (`own_part`: an e-mail's before the "@", a web address
-without its scheme and "www."). Shapes only, no list of domains: "jroe@example.org", "jroe [at]
+without its scheme and "www."), and an e-mail domain's name (`domain_name`). Shapes only, no list of domains: "jroe@example.org", "jroe [at]
 example (dot) org" (written against robots), "https://...", "www...." and a dotted host name ending in
 letters ("jroe.github.io", "cs.example.ac.uk/~jroe"). Read by the owner decision (`owner_page`) and by
 the answer path (`assistant.answer.addresses`).
@@ -25,6 +25,14 @@ def shapes(kind: str, text: str) -> list[tuple[int, int]]:
     """Where `text` holds an e-mail address (`kind` "email") or a web address ("url"), in order."""
     pattern = EMAIL if kind == "email" else URL if kind == "url" else None
     return [(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None else []
+
+
+def domain_name(address: str) -> str:
+    """The name of an e-mail address's domain: the label before its last, lower case ("sxroe" in
+    "jobs@sxroe.com", "example" in "jroe [at] example (dot) org"); "" for a web address or no domain."""
+    at = _AT_SIGN.search(address)
+    labels = re.split(_DOT, address[at.end():].strip().lower(), flags=re.IGNORECASE) if at else []
+    return labels[-2] if len(labels) >= 2 else ""
 
 
 def own_part(address: str) -> str:

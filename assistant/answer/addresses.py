@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from index import Hit
-from ingest.addresses import own_part, shapes
+from ingest.addresses import domain_name, own_part, shapes
 from ingest.names import fold
 
 from . import Answer, citation_from_hit
@@ -30,8 +30,6 @@ from .features import flat
 
 if TYPE_CHECKING:
     from .reader import Reading
-
-_AT_SIGN = re.compile(r"\s*@\s*|\s*[\[({]\s*at\s*[\])}]\s*", re.IGNORECASE)  # the "@" of an e-mail address, also "[at]"
 
 SHAPED = ("email", "url")  # kinds a text holds by their written shape alone: an e-mail address, a web address
 
@@ -67,13 +65,7 @@ def _personal_domain(address: str, words: list[str]) -> bool:
     domain's name (the label before its last) holds a word of their name of three letters or more, and what is
     left of it once their name's words are taken out is two letters at most, initials ("sx"), not another word
     ("roe-lab": a lab's)."""
-    at = _AT_SIGN.search(address)
-    if not at:
-        return False
-    labels = re.split(r"\.|\s*[\[({]\s*dot\s*[\])}]\s*", address[at.end():].strip().lower())
-    if len(labels) < 2:
-        return False
-    name = re.sub(r"[^a-z]", "", fold(labels[-2]))
+    name = re.sub(r"[^a-z]", "", fold(domain_name(address)))
     found = [w for w in words if len(w) >= 3 and w in name]
     for w in sorted(found, key=len, reverse=True):
         name = name.replace(w, "", 1)
