@@ -42,7 +42,8 @@ otherwise None: a missing owner costs a little, a wrong one poisons every answer
 `OwnerDecision.source` says which sources agreed ("title+email+filename"). Nothing is fitted: the
 weights are hand-set on the kinds of evidence, not on documents.
 
-What page 1 and the header offer (lines, handles, a person's look) is read in `ingest.owner_page`.
+The candidates are gathered in `ingest.owner_candidates` (with the position weights `W_RANK`, `W_PROMINENT`);
+what page 1 and the header offer (lines, handles, a person's look) is read in `ingest.owner_page`.
 Titles are decided beside the owner, in `ingest.title`. Left out: documents about several people (None),
 nicknames, names written surname-first without a comma, OCR. The tagger reads most pairs of capitalised
 words as a person ("Annual Report", "Survey Office"); only a word the text also writes in lower case,
@@ -60,34 +61,20 @@ from pathlib import Path
 
 from .document import Section
 from .names import fold, names_match, split_name
-from .owner_authors import author_names, bold_names, clusters
+from .owner_authors import author_names, clusters
+from .owner_candidates import _Cluster, gather
 from .owner_names import (
     _PARTICLES,
     SURNAME_AGREES,
-    _handle_names,
-    _handle_words,
     agreement,
-    credentialed,
-    line_names,
-    line_windows,
-    listed_people,
-    normalise,
     person_evidence,
-    strip_title,
 )
 from .owner_page import (
     EMAIL,
-    LINK,
-    MAX_LINE,
-    TOP_LINES,
     URL,
-    contact_handles,
     looks_personal,
-    top_lines,
-    url_words,
 )
 from .parsed import Parsed
-from .structure import SECTION_NAMES, heading_key
 
 __all__ = ["THRESHOLD", "MARGIN", "Candidate", "OwnerDecision", "author_counts", "decide_owner",
            "detect_owner"]
@@ -95,11 +82,8 @@ __all__ = ["THRESHOLD", "MARGIN", "Candidate", "OwnerDecision", "author_counts",
 THRESHOLD = 2.0  # evidence an owner must reach (about two independent kinds of support)
 MARGIN = 0.75  # and its lead over any unrelated candidate that is itself near the threshold
 RIVAL = THRESHOLD - MARGIN / 2  # a candidate scoring less is no rival (a role or place on line 5)
-FIRST_LINES = 2  # a name on one of these lines counts as first when no line above holds a person's name
 
 # Weights of the evidence (hand-set, not fitted; see the module docstring).
-W_PROMINENT = 1.0  # on the largest line of page 1, or the format's title
-W_RANK = (1.0, 0.5, 0.5, 0.3, 0.3, 0.3, 0.3, 0.3)  # on the 1st, 2nd... line of page 1
 W_BOLD = 0.2
 W_META = 1.0  # the author property names it
 W_EMAIL = 1.0
@@ -126,22 +110,6 @@ class OwnerDecision:
     candidates: tuple[Candidate, ...]  # best first, for explanations and debugging
 
 
-@dataclass
-class _Cluster:
-    names: list[tuple[str, str, float]]  # (display form, source, position weight) of each occurrence
-    position: float = 0.0
-    bold: bool = False
-    lines: set[int] | None = None
-    credentialed: bool = False  # stands alone on the first or largest line with a degree or honorific
-
-    def display(self) -> str:
-        # The form on the most prominent line; else what the document prints over forms rebuilt from
-        # handles; then the fullest.
-        order = {"title": 0, "heading": 0, "meta": 1, "text": 2, "authors": 2, "bold": 2, "email": 3, "url": 3,
-                 "filename": 4}
-        return max(self.names, key=lambda n: (n[2], -order.get(n[1], 5), len(n[0].split()), len(n[0])))[0]
-
-
 def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: Sequence[Section] | None = None,
                  source: str | None = None) -> OwnerDecision:
     """The person the document is about, with the evidence for it; owner None when it is not clear.
@@ -153,109 +121,8 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         sections: the detected sections (CV sections are evidence that it is a person's document).
         source: the uncleaned text (bold marks `**Name**` are evidence); defaults to `parsed.text`.
     """
-    path = Path(path)
-    groups: list[_Cluster] = []
-    by_surname: dict[str, list[_Cluster]] = {}  # clusters are only ever merged within one surname
-
-    def add(name: str, src: str, position: float = 0.0, bold: bool = False, line: int | None = None) -> _Cluster:
-        c: _Cluster
-        name = strip_title(name)
-        last = name.rsplit(" ", 1)[-1]
-        if last.endswith(".") and len(last.rstrip(".")) >= 3:
-            name = name[:-1]  # a sentence's full stop ("My name is Jane Roe."), not an initial's or "Jr."'s
-        surname = split_name(name)[1]
-        for c in by_surname.get(surname, ()):
-            if names_match(c.names[0][0], name):
-                break
-        else:
-            c = _Cluster([])
-            groups.append(c)
-            by_surname.setdefault(surname, []).append(c)
-        c.names.append((name, src, position))
-        c.position = max(c.position, position)
-        c.bold = c.bold or bold
-        if line is not None:
-            c.lines = (c.lines or set()) | {line}
-        return c
-
-    lines = top_lines(parsed, cleaned)
-    # The header ends at the first section heading ("Education"; a name set as a heading is not one).
-    header_end = next((ln.rank for ln in lines if heading_key(ln.text) in SECTION_NAMES), TOP_LINES)
-    named_lines = 0  # lines above that hold a name the tagger reads as a person's
-    bylines: set[str] = set()  # surnames on header lines of page 1 that list several people
-    titles: list[str] = []  # the largest line of page 1, or the format's title, when it is one person's name
-    for ln in lines:
-        windows = line_windows(ln.text) if len(ln.text) <= MAX_LINE else []  # a longer line is prose
-        # The tagger reads the whole line as one person (degrees and honorifics included): a name line.
-        name_line = bool(windows) and person_evidence(normalise(ln.text)) > 0
-        # "Curriculum Vitae", a row of section labels, a role or an address above a name line do not
-        # push it down: on the first lines, or set apart (bold, larger) in the header above the first section.
-        lift = name_line and (ln.rank <= FIRST_LINES or (ln.set_apart and ln.rank < header_end and not named_lines))
-        rank = min(ln.rank, named_lines) if lift else ln.rank
-        pos = W_PROMINENT if ln.prominent else (W_RANK[rank] if rank < len(W_RANK) else 0.0)
-        if ln.rank > header_end and not ln.prominent:
-            pos = 0.0  # under the first section heading: an entry ("Associate Chair"), not the name line
-        people = {split_name(n)[1] for n, alone in windows if alone == 1.0 and person_evidence(n) > 0}
-        if len(people) > 1 or listed_people(ln.text) > 1:
-            pos = 0.0  # a byline or a list of people: its place on the page says nothing about the owner
-            if ln.rank < header_end:  # in the header, a byline; below it, an entry of a list (publications)
-                bylines |= {split_name(n)[1] for n, _ in windows if person_evidence(n) > 0}
-        degree = pos >= W_PROMINENT and name_line and credentialed(ln.text)
-        for name, alone in windows:
-            c = add(name, "title", pos * alone, ln.bold, ln.rank)
-            c.credentialed = c.credentialed or (degree and alone == 1.0)
-        if ln.prominent and name_line:
-            titles += [n for n, alone in windows if alone == 1.0]
-        named_lines += bool(people) or name_line  # (not "Associate Professor" inside a longer part)
-    for i, (level, heading) in enumerate(parsed.outline[:3]):
-        if level == 1:
-            for name, alone in line_windows(heading):
-                add(name, "heading", W_PROMINENT * alone)
-            # the format's title (DOCX Title, HTML <h1>, Markdown #) is a person's name
-            if i == 0 and len(heading) <= MAX_LINE and person_evidence(normalise(heading)) > 0:
-                titles += [n for n, alone in line_windows(heading) if alone == 1.0]
-    # the title property (front matter, PDF Info, HTML <title>) naming a person in one of its separated parts
-    # ("cv | Frederik Roe") names its owner as a heading does; a title that is one part ("About Me") is no name
-    meta_title = " ".join((parsed.meta_title or "").split())
-    if meta_title and len(meta_title) <= MAX_LINE:
-        for name, alone in line_windows(meta_title):
-            if alone == 1.0 and normalise(name) != normalise(meta_title):
-                add(name, "heading", W_PROMINENT)
-    meta_author = normalise(parsed.meta_author or "")
-    for name in line_names(meta_author):
-        if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one
-            add(name, "meta")
-
-    handles = contact_handles(cleaned, path)
-    for kind in ("email", "filename"):
-        for h in handles[kind]:
-            for name in _handle_names(_handle_words(h)):
-                add(name, kind)
-    for url in LINK.findall(cleaned):  # explicit links anywhere (cheap); bare domains only in the header
-        for words in url_words(url):
-            for name in _handle_names(words):
-                add(name, "url")
-    # A full name in the text whose surname a handle spells (a CV that prints its owner only in a list).
-    handle_words = {w.lower() for kind in ("email", "filename") for h in handles[kind] for w in _handle_words(h)
-                    if len(w) >= 3}
-    for w in sorted(handle_words):
-        # (not a hyphenated surname's first part: "Fernando Rios" is no name in "Fernando Rios-Avila")
-        pattern = re.compile(rf"\b([A-Z][^\W\d_]+(?:[ \t]+[A-Z]\.)?(?:[ \t]+[A-Z][^\W\d_]+)?)[ \t]+((?i:{re.escape(w)}))\b(?![-‐][^\W\d_])")
-        for m in pattern.finditer(cleaned):
-            name = f"{m.group(1)} {m.group(2)}"
-            if m.group(2).istitle() and line_names(name) and person_evidence(name) > 0:
-                add(name, "text")
-
-    text = source if source is not None else parsed.text
-    author_list = author_names(cleaned)
-    ranked_authors = clusters(author_list)
-    for found, src in ((_dominant(ranked_authors), "dominant"), (_dominant_bold(text), "bold")):
-        if found:
-            add(found, src)
-    for found, count in ranked_authors[:5]:  # co-authors compete too (as rivals)
-        if count >= 2:
-            add(found, "authors")
-
+    got = gather(parsed, cleaned, path, source)
+    groups, handles, ranked_authors, titles, bylines = got.groups, got.handles, got.ranked_authors, got.titles, got.bylines
     flat_text = lru_cache(maxsize=1)(lambda: " ".join(fold(cleaned).split()))
     common = lru_cache(maxsize=1)(lambda: _lower_words(cleaned))
     # A title the tagger reads as a name is a person's unless the text writes a word of it in lower
@@ -390,22 +257,6 @@ def _printed(name: str, folded_text: str) -> bool:
 def _tokens(name: str) -> set[str]:
     given, surname = split_name(name)  # a hyphenated surname's parts too: "Rios Avila" is "Rios-Avila"
     return {t for t in (*given, surname, *re.split(r"[-‐]", surname)) if len(t) > 1}
-
-
-def _dominant(ranked: list[tuple[str, int]]) -> str | None:
-    """The name that dominates clustered author names (>= 3 times and twice any other), else None."""
-    if not ranked:
-        return None
-    (name, count), runner_up = ranked[0], (ranked[1][1] if len(ranked) > 1 else 0)
-    return name if count >= 3 and count >= 2 * runner_up else None
-
-
-def _dominant_bold(source: str) -> str | None:
-    """A name the source sets in bold (`**Name**`) at least twice and twice as often as any other."""
-    ranked = clusters(bold_names(source))
-    if ranked and ranked[0][1] >= 2 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
-        return ranked[0][0]
-    return None
 
 
 def detect_owner(source: str, cleaned: str, sections: Sequence[Section] | None = None) -> str | None:
