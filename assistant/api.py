@@ -41,7 +41,7 @@ from .answer.model import ReaderModel
 from .answer.pipeline import retrieve_hits
 from .answer.reader import Reader
 from .followup import resolve
-from .people import People
+from .people import People, Person
 from .settings import Settings, SettingsError
 from .table import COLUMN_MARGIN, Field, Row, Table, build_row, build_table, choose_fields, pick_people
 from .table import Progress as TableProgress
@@ -246,8 +246,13 @@ class Assistant:
         `people`: names in any written form (an unknown or ambiguous one is a `TableError`), default
         everyone; `progress(done, total, what)` is called after each cell; `margin`: a cell this many
         logits less sure than the median of its column is left empty (None: every answer kept)."""
-        chosen = pick_people(self.people.all(), people)
-        return build_table(self.ask, chosen, fields or choose_fields(), progress, margin,
+        return self.table_of(pick_people(self.people.all(), people), fields, progress, margin)
+
+    def table_of(self, people: Sequence[Person], fields: Sequence[Field] | None = None,
+                 progress: TableProgress | None = None, margin: float | None = COLUMN_MARGIN) -> Table:
+        """`table` for these `people` (`people.Person`s, e.g. from `Assistant.people.all()`); a cell its column
+        vouches for that the reader left empty is asked again with `ask(question, threshold=0)`."""
+        return build_table(self.ask, people, fields or choose_fields(), progress, margin,
                            reask=lambda question: self.ask(question, threshold=0.0))
 
     def profile(self, name: str, fields: Sequence[Field] | None = None) -> Row | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from .entities import JOINERS
+
 _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
 _NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
 _NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b", re.IGNORECASE)
@@ -65,7 +67,7 @@ def _in_name(text: str, start: int, end: int) -> bool:
     if before and after[:1].isupper():
         return True
     # "Here and Now": a joiner, and a capitalised word before it that is not the line's first word
-    return (len(before) >= 3 and before[-1] in ("and", "of", "the", "&") and before[-2][:1].isupper()
+    return (len(before) >= 3 and before[-1] in JOINERS and before[-2][:1].isupper()
             and before[-2].isalpha())
 
 

@@ -203,7 +203,6 @@ def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | 
       citewise eval table bench/questions/table.jsonl --docs ../shared/eval/realdocs/docs --split tune
     """
     from ..api import Assistant, build_index, make_embedder
-    from ..table import build_table
     from ..table_eval import load_gold, metrics_by, score_table, table_metrics
 
     fields = _fields(fields_from, extra)
@@ -230,8 +229,7 @@ def eval_table(file: Path, docs_dir: Path, index_dir: Path | None, split: str | 
             progress, close = _bar("table", quiet=as_json)
             start = time.perf_counter()
             try:
-                table = build_table(assistant.ask, people, fields, progress, margin,
-                                    reask=lambda question: assistant.ask(question, threshold=0.0))
+                table = assistant.table_of(people, fields, progress, margin)
             finally:
                 close()
             seconds = time.perf_counter() - start
