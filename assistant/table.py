@@ -7,8 +7,9 @@ cell, the answer's lead phrase (`Answer.fact`, else the start of its first quote
 confidence and the citation; an abstention is an empty cell ("not stated"), never a guess. A cell
 only quotes the person's own documents: an answer citing someone else's leaves it empty. Once every row
 is built, each column is read as a whole (`against_column`): a cell far less sure than the same field's
-other cells is left empty, and one the reader left empty though it is about as sure as them is asked again
-and filled, because the reader's confidence is on a different scale for each question (a PhD question is
+other cells is left empty, so is one whose passage lacks the word the column's surest answers hold (a PhD
+question answered from a bachelor's line: `key_word`), and one the reader left empty though it is about as
+sure as them is asked again and filled, because the reader's confidence is on a different scale for each question (a PhD question is
 answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from the
 job line, below the reader's own threshold), and the other people's answers to the same question show its scale.
 Fields come from a named preset shipped in `assistant/fields/NAME.toml` (`cv` by default), from a
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import statistics
@@ -61,6 +63,14 @@ FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
 COLUMN_MARGIN = 0.6
 COLUMN_ROWS = 3
 UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell left empty by against_column
+# A column's key word: a word of its question (less function words and the person's name) that at least
+# KEY_SHARE of its surest cells (the surest third, at least COLUMN_ROWS) hold in their quote or section; of
+# several, the one fewest of the column's filled cells hold. A cell whose passage lacks it is left empty.
+# The surest answers to "What are {name}'s research interests?" quote "Research Interests" lines, the answers
+# from a CV without them quote a job line with "research" in it; "PhD" lines against bachelor's lines. The
+# two constants are structural, not fitted: see docs/measured.md ("A column's key word").
+KEY_SHARE = 0.75
+KEY_PART = 1 / 3
 
 Ask = Callable[[str], Answer]
 Progress = Callable[[int, int, str], None]  # (cells done, cells in all, "person: field")
@@ -89,7 +99,7 @@ class Cell:
     value: str = ""  # the lead phrase, or the start of the quote (a slice of it); "" = not stated
     confidence: float | None = None  # the reader's probability for its best passage (None: no reader)
     citation: Citation | None = None  # None when the documents do not state it
-    note: str = ""  # why a cell with an answer was left empty (UNSURE), else ""
+    note: str = ""  # why a cell with an answer was left empty (UNSURE, or the key word its passage lacks), else ""
 
     @property
     def source(self) -> str:
@@ -318,30 +328,59 @@ def build_row(ask: Ask, person: Person, fields: Sequence[Field], progress: Calla
     return Row(person.name, person.docs, tuple(cells))
 
 
+def _held(cell: Cell) -> set[str]:
+    """The lemmas of a filled cell's passage as the reader sees it: its quote and section."""
+    c = cell.citation
+    return lemmas(f"{c.quote} {c.section or ''}") if c is not None else set()
+
+
+def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> str:
+    """The word a passage answering `field` holds, by the column's own surest answers (see KEY_SHARE): a
+    word of the question (not a function word, not the name) held by at least KEY_SHARE of the surest third
+    of `cells` (at least `min_rows` of them), the one fewest of `cells` hold when there are several. ""
+    when there is none (an e-mail address or an employer's name holds no word of its question), or fewer
+    than `min_rows` filled cells with a confidence."""
+    filled = sorted((c for c in cells if c.citation is not None and c.confidence is not None),
+                    key=lambda c: -(c.confidence or 0.0))
+    if len(filled) < min_rows:
+        return ""
+    held = [_held(c) for c in filled]
+    surest = held[: max(min_rows, math.ceil(len(held) * KEY_PART))]
+    asked = lemmas(field.question.replace(NAME, " ")) - STOPWORDS
+    keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)]
+    return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
+
+
 def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS,
                    reask: Ask | None = None) -> Table:
     """`table` with each column read as a whole: a cell is filled when its confidence lies within `margin`
-    logits of the median of its column's filled cells. A filled cell further below is left empty (its
-    confidence kept, `note` UNSURE); with `reask` (the question answered at any answerability, e.g.
-    `Assistant.ask(q, threshold=0)`), a cell the reader left empty though it lies within the margin is asked
-    again and filled with that answer, unless the answer still abstains (a date question whose passage holds
-    no date). A column with fewer than `min_rows` filled cells that carry a confidence is left as it is."""
+    logits of the median of its column's filled cells, and its passage holds the column's `key_word` (if it
+    has one). A filled cell further below is left empty (its confidence kept, `note` UNSURE), as is one
+    whose passage lacks the key word (`note` says so); with `reask` (the question answered at any
+    answerability, e.g. `Assistant.ask(q, threshold=0)`), a cell the reader left empty though it lies within
+    the margin is asked again and filled with that answer, unless the answer still abstains (a date question
+    whose passage holds no date) or lacks the key word. A column with fewer than `min_rows` filled cells
+    that carry a confidence is left as it is."""
     rows = [list(r.cells) for r in table.rows]
     for j, fld in enumerate(table.fields):
         sure = [logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
         if len(sure) < min_rows:
             continue
         floor = statistics.median(sure) - margin
+        key = key_word(fld, [r[j] for r in rows], min_rows)
+        keyless = f"from a passage without “{key}”, a word this field's surest answers hold"
         for i, r in enumerate(rows):
             c = r[j]
             if c.confidence is None or c.note:
                 continue
             if c.citation is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
+            elif c.citation is not None and key and key not in _held(c):
+                r[j] = Cell(c.field, confidence=c.confidence, note=keyless)
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None:
+                if again.citation is not None and (not key or key in _held(again)):
                     r[j] = again
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 

@@ -30,6 +30,7 @@ from assistant.table import (
     cell_of,
     choose_fields,
     field_presets,
+    key_word,
     lead,
     load_fields,
     parse_field,
@@ -248,6 +249,35 @@ def test_a_cell_left_empty_as_sure_as_its_column_is_asked_again() -> None:
     assert [c.value for c in cells] == ["Lecturer 0", "Lecturer 1", "Lecturer 2", "Research Associate", "", ""]
     assert cells[3].citation is not None and cells[3].citation.doc == "/d/p3.pdf"
     assert against_column(Table(fields, rows)) == Table(fields, rows)  # without `reask`, nothing is asked
+
+
+def test_a_cell_whose_passage_lacks_the_columns_key_word_is_left_empty() -> None:
+    """The surest answers to a column's question show which of its words an answering passage holds: the
+    surest third of "What are {name}'s research interests?" quote "Research Interests" lines, so a CV
+    without such a line, answered from a job line that holds "research" only, gets an empty cell, although
+    its answer is as sure as the others. Of the question's words held by the surest, the key word is the one
+    fewest cells hold ("interest", not "research"); a re-asked cell must hold it too. A column whose answers
+    hold none of its question's words (an employer's name for "Where does {name} work now?") has no key."""
+    fld = Field("Research interests", "What are {name}'s research interests?")
+    lines = [("Research Interests: graph neural networks", 0.95), ("Research interests: causal inference", 0.93),
+             ("Areas of Interest: American politics", 0.92), ("Research Specialist, University of Chicago", 0.9),
+             ("Graduate Research Assistant, 2013", 0.88), ("My research interests are cancer biology", 0.85)]
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (Cell(fld.label, text, p, cite(text, doc=f"/d/p{i}.md", section="")),))
+                 for i, (text, p) in enumerate(lines)) + (Row("P6", ("/d/p6.md",), (Cell(fld.label, "", 0.9),)),)
+    assert key_word(fld, [r.cells[0] for r in rows]) == "interest"
+
+    def reask(question: str) -> Answer:  # scripted (the real re-ask is checked on the seed profiles below)
+        quote = cite("Research Associate, 2021 - present", doc="/d/p6.md", section="Experience")
+        return Answer(question, "Research Associate [1]", False, (quote,), fact="Research Associate", confidence=0.9)
+
+    cells = [r.cells[0] for r in against_column(Table((fld,), rows), reask=reask).rows]
+    assert [bool(c.citation) for c in cells] == [True, True, True, False, False, True, False]
+    assert cells[3].confidence == 0.9 and "“interest”" in cells[3].note and "“interest”" in cells[4].note
+    in_section = Cell(fld.label, "Graph learning", 0.9, cite("Graph learning", section="Research Interests"))
+    assert key_word(fld, [in_section] * 3) == "interest"  # the section heading counts as the passage's
+    employer = Field("Current employer", "Where does {name} work now?")
+    jobs = [Cell(employer.label, f"Firm {i}", 0.6, cite(f"Firm {i}, 2020 - present")) for i in range(4)]
+    assert key_word(employer, jobs) == "" and key_word(fld, [r.cells[0] for r in rows[:2]]) == ""  # too few
 
 
 def test_csv_has_a_value_and_a_source_column_per_field() -> None:
