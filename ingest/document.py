@@ -37,8 +37,10 @@ from dataclasses import dataclass, field
 # 18: raw HTML tags and comments in Markdown are blanked out (`markdown_render`), code left alone; 19: a Markdown
 # definition list's term and first definition are one line; 20: TOML front matter (`+++`, an author in `[extra]`);
 # a name in a separated part of the title property ("cv | Jane Roe") is a heading's evidence; a sentence's full stop
-# after a name is not the name's; 21: a front matter line holding an e-mail or web address stays in the text
-INGEST_VERSION = 21
+# after a name is not the name's; 21: a front matter line holding an e-mail or web address stays in the text;
+# 22: owners: a role nameparser knows word by word ("Software Engineer") is no name, bolded or not; a link's query
+# string is no handle; a title property that is the author property's name makes the page the person's
+INGEST_VERSION = 22
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,10 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
     for name in line_names(meta_author):
         if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one
             add(name, "meta")
+    # a title property that is the author property's name, whole: the person's own page (a paper's or a
+    # report's title is never its author's name), as a title line that is a name is
+    if meta_author and normalise(meta_title) == meta_author and person_evidence(meta_author) > 0:
+        titles.append(meta_author)
 
     handles = contact_handles(cleaned, path)
     for kind in ("email", "filename"):
@@ -179,8 +183,9 @@ def _dominant(ranked: list[tuple[str, int]]) -> str | None:
 
 
 def _dominant_bold(source: str) -> str | None:
-    """A name the source sets in bold (`**Name**`) at least twice and twice as often as any other."""
-    ranked = clusters(bold_names(source))
+    """A name the source sets in bold (`**Name**`) at least twice and twice as often as any other, of those
+    the tagger reads as a person's (not a role a CV bolds in each entry: "**Software Engineer**")."""
+    ranked = clusters([n for n in bold_names(source) if person_evidence(n) > 0])
     if ranked and ranked[0][1] >= 2 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
         return ranked[0][0]
     return None

@@ -23,6 +23,7 @@ _MONTHS = frozenset(
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "del", "della", "da", "di", "du", "le", "la", "bin", "al", "y"})
 _SEPARATORS = re.compile(r"\s*(?:[|•·:;,/\\()\[\]<>{}\"“”«»–—]|\s-\s|\s{2,}|\t)\s*")
 _NAME_TOKEN = re.compile(r"^(?:[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?|[^\W\d_]\.)$")
+_PRONOUN = re.compile(r"^I['’][a-z]+$")  # "I'm", "I've": the speaker, before a name in "Hi, I'm Jane Roe"
 _ORG_TAGS = frozenset({"CorporationNameOrganization", "CorporationLegalType", "CorporationNameBranchType",
                        "CorporationNameBranchIdentifier", "CorporationCommitteeType"})
 _NAME_TAGS = frozenset({"GivenName", "Surname", "MiddleName", "MiddleInitial", "FirstInitial", "LastInitial",
@@ -43,7 +44,7 @@ def _recase(token: str) -> str:
 
 
 def _is_name_token(tok: str) -> bool:
-    if not _NAME_TOKEN.match(tok) or tok.rstrip(".").lower() in _MONTHS:
+    if not _NAME_TOKEN.match(tok) or tok.rstrip(".").lower() in _MONTHS or _PRONOUN.match(tok):
         return False
     return tok[0].isupper()
 
@@ -215,7 +216,9 @@ def person_evidence(name: str) -> float:
             return 0.0
         return W_PERSON if labels <= _NAME_TAGS and "Surname" in labels else 0.0
     if kind == "Person" and set(tags) <= _NAME_TAGS and ("Surname" in tags or "LastInitial" in tags):
-        return W_PERSON
+        # ... unless every word is a title nameparser knows: a role ("Software Engineer", "Senior
+        # Lecturer") that the tagger reads as a given name and a surname
+        return 0.0 if all(_is_title(w) for w in plain.split()) else W_PERSON
     if set(tags) & _ORG_TAGS:
         return W_ORG
     return 0.0

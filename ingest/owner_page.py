@@ -102,8 +102,10 @@ def contact_handles(cleaned: str, path: Path) -> dict[str, list[str]]:
 
 
 def url_words(url: str) -> list[list[str]]:
-    """Word groups of a URL: each host label and path segment split into words."""
+    """Word groups of a URL: each host label and path segment split into words (not its query or
+    fragment: "?term=Roe+Jane" is a search, not the page's name)."""
     url = re.sub(r"^(?:https?://)?(?:www\.)?", "", url, flags=re.I)
+    url = re.split(r"[?#]", url, maxsplit=1)[0]
     host, _, rest = url.partition("/")
     labels = host.split(".")[:-1]
     return [_handle_words(seg) for seg in [*labels, *rest.split("/")] if seg]

@@ -11,6 +11,7 @@ from conftest import SHARED, require_shared
 
 from ingest import load_document, names_match
 from ingest.names import join_spacing_accents, name_aliases
+from ingest.owner_names import line_windows, person_evidence
 
 REALDOCS = SHARED / "eval" / "realdocs" / "docs"
 
@@ -708,3 +709,32 @@ def test_markdown_cvs_of_three_more_shapes_get_their_owner(tmp_path: Path) -> No
     }
     for doc in _loaded(tmp_path, shapes).values():
         assert "title =" not in doc.title and not doc.title.endswith("."), doc.title
+
+
+def test_roles_searches_and_a_page_titled_by_its_author(tmp_path: Path) -> None:
+    """A third set of public CVs (names made up here), each of which had a wrong owner or none:
+    - a CV that bolds its role in every entry ("**Software Engineer**" three times) and introduces its owner only
+      in a prose line ("Hi, I'm ..."): the role, which the tagger reads as a given name and a surname, was the
+      owner; nameparser knows both words as titles, so it is no person's name. The prose line gives no place on
+      the page, so the owner stays unknown: none rather than a wrong one;
+    - a link's query string ("?term=Roe%2C+Jane", a PubMed search) was read as a handle: "Term Roe";
+    - an HTML page whose <title> and author property are the same name, with no h1 and no CV look beyond an
+      Education section: the owner was unknown, as for a paper whose author property names its writer."""
+    role = ("---\nlayout: default\ntitle: About\n---\n\n## About\n\nHi, I'm Dario Quillen, I'm a Software Engineer who "
+            "enjoys hard problems and writing good software every day at work.\n\n### Experience\n\n"
+            "**Software Engineer**<br>\n[Some Social](http://www.somesocial.com)<br>\nMarch 2014 - Present\n\n"
+            "**Software Engineer**<br>\n[Dotco](https://www.dotco.com)<br>\nJanuary 2013 - February 2014\n\n"
+            "**Software Engineer**<br>\n[Other Co](https://www.otherco.com)<br>\n2010 - 2012\n")
+    search = ("# CV\n\n## Education\n\nPhD, Some University, 2018\n\n## Publications\n\nOnly first-authored papers are "
+              "shown. See [the full list on PubMed](https://pubmed.ncbi.nlm.nih.gov/?term=Quillen%2C+Dario%5BAuthor%5D&sort=date).\n")
+    page = ('<html><head><title>Orla Fenwick</title><meta name="author" content="Orla Fenwick"/></head><body>'
+            '<div id="banner"><a href="index.html">ORLA FENWICK</a></div><h2>Work</h2><p>I am a Senior Member of the '
+            "Technical Staff at Some Devices.</p><h2>Education</h2><p>Ph.D. in Mathematics, Some University, 2010</p>"
+            "</body></html>")
+    for name, text, owner in (("quillen_cv.md", role, None), ("quillen2_cv.md", search, None),
+                              ("fenwick_cv.html", page, "Orla Fenwick")):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert load_document(path).owner == owner, (name, load_document(path).owner)
+    assert [n for n, _ in line_windows("I'm Dario Quillen")] == ["Dario Quillen"]  # the speaker is no name's word
+    assert person_evidence("Software Engineer") == 0 and person_evidence("Dario Quillen") > 0
