@@ -45,6 +45,19 @@ def test_a_common_word_opening_a_question_is_not_a_given_name():
     assert people_named("Baolin's PhD?", names) == ("Baolin Li",)
 
 
+def test_a_given_name_inside_another_full_name_is_not_that_owner():
+    """A folder where David Moody owns a CV and David Robles's page has no owner: "David Robles" is not
+    David Moody (the question was scoped to his CV and answered from it); his given name alone still is."""
+    from assistant.answer.aliases import people_named
+
+    names = ["David Moody", "Baolin Li"]
+    assert people_named("Where did David Robles earn his doctorate?", names) == ()
+    assert people_named("When did Jane Moody join Google?", names) == ()
+    assert people_named("Where did David work in 2016?", names) == ("David Moody",)
+    assert people_named("Did David Moody or Baolin study in Cambridge?", names) == ("David Moody", "Baolin Li")
+    assert people_named("What did Moody do at Google?", names) == ("David Moody",)
+
+
 @pytest.mark.slow
 def test_seed_question_naming_nobody_is_not_scoped(seed_assistant):
     a = seed_assistant

@@ -72,6 +72,8 @@ def find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str,
                     continue
                 if n == 1 and len(parts[0]) < 2:
                     continue
+                if n == 1 and _in_other_name(words, i, person):  # "David Robles" names no David Moody
+                    continue
                 matches.append((i, i + n, person))
     for person in aliases:  # other spellings ending in the surname: "Fatih Balin", "M. Fatih Balin"
         given, last = split_name(person)
@@ -89,6 +91,19 @@ def find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str,
             if not any(o[2] != m[2] and o[0] <= m[0] and m[1] <= o[1] and (o[1] - o[0]) > (m[1] - m[0]) for o in matches)]
     covered = {j for a, b, _ in kept for j in range(a, b)}
     return kept, covered
+
+
+def _in_other_name(words: list[tuple[str, int, int]], i: int, person: str) -> bool:
+    """Is the one word `words[i]` (a given name or a surname of `person`) part of another person's full
+    name: next to a word written as a name is ("Robles": capitalised, the rest in lower case; not the
+    question's first word, not a common word) that is not a word of `person`'s name?"""
+    own = {key(w) for w, _, _ in tokens(person)}
+    for j in (i - 1, i + 1):
+        if 1 <= j < len(words):
+            w = words[j][0]
+            if w.istitle() and w.isalpha() and len(w) > 1 and key(w) not in own and w.lower() not in common_words():
+                return True
+    return False
 
 
 def people_named(text: str, names: Sequence[str], aliases: dict[str, tuple[str, ...]] | None = None
