@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 # a name in a separated part of the title property ("cv | Jane Roe") is a heading's evidence; a sentence's full stop
 # after a name is not the name's; 21: a front matter line holding an e-mail or web address stays in the text;
 # 22: owners: a role nameparser knows word by word ("Software Engineer") is no name, bolded or not; a link's query
-# string is no handle; a title property that is the author property's name makes the page the person's
-INGEST_VERSION = 22
+# string is no handle; a title property that is the author property's name makes the page the person's; 23:
+# Markdown's template tags (Liquid, Jinja, Hugo shortcodes) are not text
+INGEST_VERSION = 23
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Markdown read as a renderer shows it: raw HTML tags and comments hidden (`strip_html`), a definition list's
-term and definition on one line (`join_definitions`).
+"""Markdown read as a renderer shows it: raw HTML tags and comments hidden (`strip_html`), template tags
+hidden (`strip_templates`), a definition list's term and definition on one line (`join_definitions`).
 
 Markdown lets a writer drop into HTML (`<table><tr><td>...`, `<a href="mailto:...">`, `<!-- an old entry -->`);
 a renderer shows the text between the tags and hides the tags, their attributes and the comments. Indexed
@@ -72,6 +72,28 @@ def strip_html(text: str) -> str:
                 out[i] = " "
         if _BLOCK_END.match(m.group(0)) and "\n" not in m.group(0):
             out[a] = "\n"
+    return "".join(out)
+
+
+# a template tag of the site generators that render Markdown pages: Liquid/Jekyll and Jinja ("{% include cv.html %}",
+# "{{ site.email }}", "{%- if x -%}"), Hugo shortcodes ("{{< figure ... >}}", "{{% note %}}"); at most 400 characters
+_TEMPLATE = re.compile(r"\{%.{0,400}?%\}|\{\{.{0,400}?\}\}", re.S)
+
+
+def strip_templates(text: str) -> str:
+    """`text` with its template tags blanked out, outside code, the same length, every offset kept: a site
+    generator (Jekyll, Hugo) replaces them when it renders the page, so a reader never sees them ("CV: {% include
+    archive-single-cv.html %}" was quoted as an answer). What a tag would put there is unknown here and left out."""
+    if "{%" not in text and "{{" not in text:
+        return text
+    code = _code_spans(text)
+    out = list(text)
+    for m in _TEMPLATE.finditer(text):
+        if any(x <= m.start() < y for x, y in code):
+            continue
+        for i in range(m.start(), m.end()):
+            if out[i] != "\n":
+                out[i] = " "
     return "".join(out)
 
 

@@ -626,6 +626,25 @@ def test_raw_html_in_markdown_is_markup_not_text(tmp_path: Path) -> None:
     assert "<Ada Roe, Some Book, 1991>" in text  # angle brackets around a citation are no tag
 
 
+def test_template_tags_of_a_markdown_page_are_not_text(tmp_path: Path) -> None:
+    """A Jekyll CV page holds Liquid tags that the site generator replaces when it renders the page ("CV: {%
+    include archive-single-cv.html %}", quoted as the answer to a question about supervisors at 93 %), and a
+    Hugo page shortcodes; neither is indexed, code keeps them, offsets are kept."""
+    from ingest.markdown_render import strip_templates
+
+    source = ("# Jane Roe\n\nCV: {% include archive-single-cv.html %}\n\nMail: {{ site.author.email }}\n\n"
+              "{{< figure src=\"me.png\" >}}\n\n{%- if page.x -%}\nPhD, Some University, 2019\n{%- endif -%}\n\n"
+              "Use `{{ name }}` in a template:\n\n```\n{% for x in y %}\n```\n")
+    stripped = strip_templates(source)
+    assert len(stripped) == len(source) and stripped.count("\n") == source.count("\n")
+    path = tmp_path / "roe_cv.md"
+    path.write_text(source, encoding="utf-8")
+    text = load_document(path).text
+    for hidden in ("include archive", "site.author", "figure src", "page.x", "endif"):
+        assert hidden not in text, hidden
+    assert "PhD, Some University, 2019" in text and "`{{ name }}`" in text and "{% for x in y %}" in text
+
+
 def test_a_definition_lists_term_and_definition_are_one_line(tmp_path: Path) -> None:
     """A Pandoc-style Markdown CV writes each entry as a definition list ("2014-" / ": Associate Professor,
     ..."), which a renderer sets side by side; read apart, the date says nothing and the entry has no date,
