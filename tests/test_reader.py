@@ -408,12 +408,20 @@ def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, t
                   "PhD in Chemistry, University of Tartu, 2015\n\n## Software\n\nSpectra toolkit for chemistry "
                   "students: https://github.com/janeroe/spectra\n\n"
                   "## References\n\nProf. John Smith, University of Tartu, jsmith@ut.example.edu\n", encoding="utf-8")
-    build_index([cv], tmp_path / "idx", embedder=embedder)
+    # ... but the one address of the contact line under the owner's name is theirs, whatever it spells
+    doe = tmp_path / "doe.md"
+    doe.write_text("# Ron Doe\n\nSomerville MA · resume2024@pm.example · github.com/rdoe-x\n\n## Experience\n\n"
+                   "2024- Some Corp, Senior engineer\n\n## References\n\nProf. Ann Lee, alee@uni.example.edu\n",
+                   encoding="utf-8")
+    build_index([cv, doe], tmp_path / "idx", embedder=embedder)
     store = Store.open(tmp_path / "idx")
-    store.set_owner(store.documents()[0].doc, "Jane Roe")  # as `citewise docs --set-owner` does
+    for d in store.documents():  # as `citewise docs --set-owner` does
+        store.set_owner(d.doc, "Jane Roe" if d.doc.endswith("roe.md") else "Ron Doe")
     roe = Assistant(store, embedder)
     answer = roe.ask("What is Jane Roe's email?")
     assert answer.abstained and "jsmith" not in answer.answer and "Jane Roe's name" in answer.notes[-1]
+    doe_mail = roe.ask("What is Ron Doe's email?")
+    assert doe_mail.fact == "resume2024@pm.example" and "under Ron Doe's name" in doe_mail.notes[-1]
     # of two web addresses naming her, the first in her document: a homepage before a repository
     assert roe.ask("What is Jane Roe's website?").fact == "https://janeroe.example.org"
 

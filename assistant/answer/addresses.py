@@ -8,8 +8,9 @@ no word with the question and its chunk's cosine is diluted by the rest of a CV'
 - the person's documents are looked through for chunks holding one (`resolve.look_through`), added
   after the search's hits;
 - `names_owner` / `first_own`: the answer is the first address in the person's document that spells
-  part of their name; a referee's or co-author's address is not theirs; `own_address` writes it, leading
-  with the address and quoting its line.
+  part of their name; a referee's or co-author's address is not theirs; when none does, the one address of
+  their document's opening (its name and contact lines, before the first section: `in_opening`) is theirs;
+  `own_address` writes it, leading with the address and quoting its line.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 
 from index import Hit
 from ingest.addresses import domain_name, own_part, shapes
-from ingest.names import fold
+from ingest.names import fold, names_match
 
 from . import Answer, citation_from_hit
 from .candidates import Candidate
@@ -72,27 +73,47 @@ def _personal_domain(address: str, words: list[str]) -> bool:
     return bool(found) and len(name) <= 2
 
 
+def in_opening(hit: Hit) -> bool:
+    """Is `hit` in the opening of its owner's document: under no heading, or only under headings that are the
+    owner's name or the document's title (a CV's name and contact lines)?"""
+    if not hit.owner:
+        return False
+    title = fold(hit.title or "")
+    return all(names_match(part, hit.owner) or fold(part) == title
+               for part in (p.strip() for p in hit.section.split(" > ")) if part)
+
+
 def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, kind: str,
-              named: set[str]) -> tuple[int, int, int] | None:
-    """(candidate, start, end in its hit's text) of the address of `kind` that answers for the people
-    `named`: among the candidates of their documents holding one that spells part of the owner's name
-    (`names_owner`), the document of the likeliest candidate (`p`), and in it the first address, since
-    contact details come first (a homepage before a project's repository) and the ranker cannot tell
-    addresses apart. None when there is none."""
+              named: set[str]) -> tuple[int, int, int, bool] | None:
+    """(candidate, start, end in its hit's text, whether it spells the name) of the address of `kind` that
+    answers for the people `named`: among the candidates of their documents holding one that spells part of
+    the owner's name (`names_owner`), the document of the likeliest candidate (`p`), and in it the first
+    address, since contact details come first (a homepage before a project's repository) and the ranker
+    cannot tell addresses apart; when none spells it, the one address of their document's opening. None
+    when there is none."""
     own: list[tuple[str, int, int, int, int]] = []  # (doc, where in it, candidate, start, end)
+    opening: list[tuple[str, int, int, int, int]] = []  # addresses in the opening of their document
     for i, c in enumerate(cands):
         hit = hits[c.hit]
         if hit.owner not in named:
             continue
         text = hit.text[c.start:c.end]
         for a, b in shapes(kind, text):
+            found = (hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b)
             if names_owner(text[a:b], hit.owner):
-                own.append((hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b))
+                own.append(found)
+            elif in_opening(hit):
+                opening.append(found)
+    # none spells their name: the one address of the contact line under their name ("resume2024@pm.me"), when the
+    # opening of their document (before its first section) holds one alone
+    spelled = bool(own)
+    if not own and len({(o[0], o[1]) for o in opening}) == 1:
+        own = opening
     if not own:
         return None
     doc = max(own, key=lambda o: p[o[2]])[0]
     _, _, i, a, b = min(o for o in own if o[0] == doc)
-    return i, a, b
+    return i, a, b, spelled
 
 
 def own_address(r: Reading, kind: str, named: set[str]) -> Answer | None:
@@ -101,7 +122,7 @@ def own_address(r: Reading, kind: str, named: set[str]) -> Answer | None:
     found = first_own(r.hits, r.cands, r.p, kind, named)
     if found is None:
         return None
-    i, a, b = found
+    i, a, b, spelled = found
     c = r.cands[i]
     hit = r.hits[c.hit]
     start, end = max(c.start, hit.text.rfind("\n", 0, a) + 1), hit.text.find("\n", b)
@@ -110,4 +131,5 @@ def own_address(r: Reading, kind: str, named: set[str]) -> Answer | None:
     answer = f"{address} [1]\n{body} [1]" if len(address) + len(body) + 1 <= 300 else f"{address} [1]"
     cite = citation_from_hit(1, hit, start, end, score=float(r.p[i]))
     return Answer(r.question, answer, False, (cite,), fact=address,
-                  notes=(f"the address spells part of {hit.owner}'s name",))
+                  notes=(f"the address spells part of {hit.owner}'s name" if spelled else
+                         f"the one address under {hit.owner}'s name, before the first section of their document",))
