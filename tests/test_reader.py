@@ -781,6 +781,10 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     # ... and so is a "Now" a name ends after a joiner (a radio show), which answered "Where does he work now?"
     assert not present.says_now("- NPR Here and Now — Dec 2015") and present.says_now("I am now at Acme")
     assert not present.says_now("He immersed himself in the project and was present at the Trinity bomb test.")
+    # the writer saying what they are, in the first person of "be" (an about page: "I am a Senior Member of the
+    # Technical Staff at AMD" was refused for "Where does he work now?"); a biography's third person past is not
+    assert present.says_now("I am a hydrologist working as postdoctoral researcher") and present.says_now("I'm a tutor")
+    assert not present.says_now("Popper was an Austrian-British philosopher") and not present.says_now("Iam Roe")
     # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
     assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")
     assert not present.ended("Lecturer 2016 – 2020; Analyst 2020 – present") and not present.ended("in 2019 and 2020")
