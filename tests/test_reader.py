@@ -765,10 +765,11 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert not present.asks_now("Which paper did Balin present at ICML 2019?")  # "present", the verb
     for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current",
                     "Assistant Professor (August 2026– )", "Analyst, Acme 2021 –\nLeading the data team",
-                    "Aug, 1990–\nPresent", "2014- : Associate Professor of Sociology"):
+                    "Aug, 1990–\nPresent", "2014- : Associate Professor of Sociology",
+                    "2024- CROWDSTRIKE Senior SE", "2010– Editor-in-chief, Some Yearbook"):
         assert present.open_range(running) and present.says_now(running), running
     for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020", "Analyst 2019 –\n2021",
-                  "Analyst 2019 –\nJan. 2021", "pages 12-"):
+                  "Analyst 2019 –\nJan. 2021", "pages 12-", "2019 – PhD, Some University", "2018-2023 SALSIFY"):
         assert not present.open_range(ended), ended
     assert present.says_now("I am currently a tutor") and not present.says_now("Sep 2016 - Aug 2018")
     # "present" the adjective or noun speaks of now; the verb after a subject or an auxiliary does not
