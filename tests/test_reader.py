@@ -1451,3 +1451,21 @@ def test_the_span_heads_phrase_is_whole_words_within_a_sentence_and_of_the_kind_
     assert not detect.fits("person", "1947", "Who founded the lab?")
     assert detect.fits("place", "Chicago, Illinois", "where was hillary clinton born")
     assert detect.fits("place", "May", "Where did he go?")  # a month's name alone may be a name
+
+
+def test_a_question_asking_for_a_year_is_refused_from_a_passage_without_one(tmp_path, embedder):
+    """"In what year ...?" asks for a year: a degree line without one ("BSCS Computer Science, Northeastern
+    University", beside a course code "MAS.S65", a number but no year) is no answer, where "When ...?" takes any
+    date-like number; the same question about a line that gives the year is answered (public CV set 3's k24)."""
+    cv = tmp_path / "doe.md"
+    cv.write_text("# Ron Doe\n\nron.doe@example.org\n\n## Education\n\nMAS.S65 Blockchain Technologies, MIT Media Lab\n"
+                  "BSCS Computer Science, Northeastern University\n\n## Experience\n\n2016-2018 Cinch Financial, "
+                  "Principal engineer\n\n2012-2016 Nara Logics, Senior engineer\n", encoding="utf-8")
+    build_index([cv], tmp_path / "idx", embedder=embedder)
+    store = Store.open(tmp_path / "idx")
+    store.set_owner(store.documents()[0].doc, "Ron Doe")
+    doe = Assistant(store, embedder)
+    refused = doe.ask("In what year did Ron Doe graduate from Northeastern University?")
+    assert refused.abstained and "holds no year" in refused.notes[-1]
+    joined = doe.ask("In what year did Ron Doe join Cinch Financial?")
+    assert not joined.abstained and "2016" in joined.answer

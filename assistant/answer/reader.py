@@ -301,6 +301,8 @@ class Reader:
         text = hit.text[start:end]
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
+        if kind == "date" and asks.type_word(r.question) == "year" and not detect.has_year(text):
+            return self.abstain(r, "the passage it would quote holds no year, and the question asks for one", sure)
         if present.asks_now(r.question) and not r.x[best, NOW]:
             return self.abstain(r, "the passage it would quote speaks of no present (no period still running, no "
                                    "\"currently\"), and the question asks about now", sure)
