@@ -94,15 +94,14 @@ def find_people(words: list[tuple[str, int, int]], aliases: dict[str, tuple[str,
 
 
 def _in_other_name(words: list[tuple[str, int, int]], i: int, person: str) -> bool:
-    """Is the one word `words[i]` (a given name or a surname of `person`) part of another person's full
-    name: next to a word written as a name is ("Robles": capitalised, the rest in lower case; not the
-    question's first word, not a common word) that is not a word of `person`'s name?"""
+    """Is the one word `words[i]` (an alias of `person`) the given name of another person's full name: followed
+    by a word written as a name is ("Robles": capitalised, the rest in lower case; not a common word) that is no
+    word of `person`'s name? (A surname after another given name may be a short form of theirs, "Matt
+    Martin" for Matthew Martin; another surname after their given name names someone else.)"""
     own = {key(w) for w, _, _ in tokens(person)}
-    for j in (i - 1, i + 1):
-        if 1 <= j < len(words):
-            w = words[j][0]
-            if w.istitle() and w.isalpha() and len(w) > 1 and key(w) not in own and w.lower() not in common_words():
-                return True
+    if i + 1 < len(words) and fold(words[i][0]) != fold(split_name(person)[1]):
+        w = words[i + 1][0]
+        return w.istitle() and w.isalpha() and len(w) > 1 and key(w) not in own and w.lower() not in common_words()
     return False
 
 
