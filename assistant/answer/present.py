@@ -15,9 +15,10 @@ from .entities import JOINERS
 _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
 _NOW_ASKED = re.compile(rf"\b(?:{'|'.join(_NOW_WORDS)})\b", re.IGNORECASE)
 _NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b", re.IGNORECASE)
-# the writer saying what they are: the first person of "be" in the present ("I am a postdoctoral researcher at
-# ...", "I'm a software engineer"), which a biography, written in the third person and the past, never uses
-_I_AM = re.compile(r"\bI(?:[ \t]+am|['’]m)\b")
+# what a person is: the first person of "be" in the present ("I am a postdoctoral researcher at ...", "I'm a
+# software engineer"), or its third person before an article ("Jane Roe is an Assistant Professor at ...", "She
+# is the director of ..."); a biography of someone no longer living says "was"
+_I_AM = re.compile(r"\bI(?:[ \t]+am|['’]m)\b|\b(?:[Hh]e|[Ss]he|[A-Z][a-z]+)[ \t]+is[ \t]+(?:an?|the)[ \t]")
 _PRESENT = re.compile(r"(\w*)\W*\bpresent\b", re.IGNORECASE)  # with the word before it
 # "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"), after a
 # form of "be" the adjective ("He was present at the test"): closed classes of English, like the words for now
@@ -80,7 +81,7 @@ def _in_name(text: str, start: int, end: int) -> bool:
 def says_now(text: str) -> bool:
     """Does `text` speak of the present: a date range still running (`open_range`), one of English's
     words for the time of speaking ("I am currently ...", a heading "Current Research"), not as part of a
-    name ("... for the Current Index to Statistics"), or the writer saying what they are ("I am a ...")?"""
+    name ("... for the Current Index to Statistics"), or what someone is ("I am a ...", "Jane Roe is an ...")?"""
     return (any(not _in_name(text, m.start(), m.end()) for m in _NOW_SAID.finditer(text))
             or bool(_I_AM.search(text))
             or any(m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - len("present"), m.end())
