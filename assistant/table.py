@@ -362,25 +362,33 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
     whose passage holds no date) or lacks the key word. A column with fewer than `min_rows` filled cells
     that carry a confidence is left as it is."""
     rows = [list(r.cells) for r in table.rows]
+    found = {key_word(f, [r[j] for r in rows], min_rows) for j, f in enumerate(table.fields)} - {""}
     for j, fld in enumerate(table.fields):
         sure = [logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
         if len(sure) < min_rows:
             continue
         floor = statistics.median(sure) - margin
-        key = key_word(fld, [r[j] for r in rows], min_rows)
-        keyless = f"from a passage without “{key}”, a word this field's surest answers hold"
+        # its own key word, and another column's that its question asks too ("PhD" for the PhD's year, read from
+        # the PhD institution column when the year's surest answers include a bachelor's line)
+        keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
+
+        def lacks(cell: Cell) -> str:
+            held = _held(cell)
+            return next((k for k in sorted(keys) if k not in held), "")
+
         for i, r in enumerate(rows):
             c = r[j]
             if c.confidence is None or c.note:
                 continue
             if c.citation is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
-            elif c.citation is not None and key and key not in _held(c):
-                r[j] = Cell(c.field, confidence=c.confidence, note=keyless)
+            elif c.citation is not None and (key := lacks(c)):
+                r[j] = Cell(c.field, confidence=c.confidence,
+                            note=f"from a passage without “{key}”, a word the table's surest answers hold")
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and (not key or key in _held(again)):
+                if again.citation is not None and not lacks(again):
                     r[j] = again
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 

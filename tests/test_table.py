@@ -280,6 +280,22 @@ def test_a_cell_whose_passage_lacks_the_columns_key_word_is_left_empty() -> None
     assert key_word(employer, jobs) == "" and key_word(fld, [r.cells[0] for r in rows[:2]]) == ""  # too few
 
 
+def test_a_key_word_of_one_column_holds_for_another_that_asks_it() -> None:
+    """"PhD" is the key word of the PhD institution column (its surest answers quote PhD lines), but not of the
+    PhD year column on its own, whose surest third includes a bachelor's line; the year's question asks about
+    the PhD too, so its cells from passages without "PhD" are left empty as well."""
+    inst, year = Field("PhD institution", "Where did {name} do their PhD?"), Field("PhD year", "When did {name} get their PhD?")
+    lines = [("PhD in Physics, Some University, 2013", 0.9, 0.9), ("Ph.D., Sociology, Other University, 2019", 0.88, 0.7),
+             ("PhD, Chemistry, Third University, 2001", 0.85, 0.6), ("B.S. in Computer Science, Vanderbilt, May 2017", 0.6, 0.8)]
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (
+        Cell(inst.label, "Some University", a, cite(text, doc=f"/d/p{i}.md", section="")),
+        Cell(year.label, "2013", b, cite(text, doc=f"/d/p{i}.md", section="")))) for i, (text, a, b) in enumerate(lines))
+    assert key_word(inst, [r.cells[0] for r in rows]) == "phd" and key_word(year, [r.cells[1] for r in rows]) == ""
+    checked = against_column(Table((inst, year), rows), margin=10.0)
+    assert [bool(r.cells[1].citation) for r in checked.rows] == [True, True, True, False]
+    assert "“phd”" in checked.rows[3].cells[1].note and checked.rows[3].cells[0].citation is None
+
+
 def test_csv_has_a_value_and_a_source_column_per_field() -> None:
     table = small_table()
     rows = list(csv.reader(io.StringIO(table.to_csv())))
