@@ -67,8 +67,9 @@ UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell le
 # KEY_SHARE of its surest cells (the surest third, at least COLUMN_ROWS) hold in their quote or section; of
 # several, the one fewest of the column's filled cells hold. A cell whose passage lacks it is left empty.
 # The surest answers to "What are {name}'s research interests?" quote "Research Interests" lines, the answers
-# from a CV without them quote a job line with "research" in it; "PhD" lines against bachelor's lines. The
-# two constants are structural, not fitted: see docs/measured.md ("A column's key word").
+# from a CV without them quote a job line with "research" in it; "PhD" lines against bachelor's lines. A
+# column's key word holds for every column whose question asks it too ("PhD": institution and year). The two
+# constants are structural, not fitted: see docs/measured.md ("A column's key word").
 KEY_SHARE = 0.75
 KEY_PART = 1 / 3
 
@@ -334,6 +335,12 @@ def _held(cell: Cell) -> set[str]:
     return lemmas(f"{c.quote} {c.section or ''}") if c is not None else set()
 
 
+def _lacks(cell: Cell, keys: Collection[str]) -> str:
+    """The first of `keys` that the passage of `cell` does not hold, else ""."""
+    held = _held(cell)
+    return next((k for k in sorted(keys) if k not in held), "")
+
+
 def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> str:
     """The word a passage answering `field` holds, by the column's own surest answers (see KEY_SHARE): a
     word of the question (not a function word, not the name) held by at least KEY_SHARE of the surest third
@@ -372,23 +379,19 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
         # the PhD institution column when the year's surest answers include a bachelor's line)
         keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
 
-        def lacks(cell: Cell) -> str:
-            held = _held(cell)
-            return next((k for k in sorted(keys) if k not in held), "")
-
         for i, r in enumerate(rows):
             c = r[j]
             if c.confidence is None or c.note:
                 continue
             if c.citation is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
-            elif c.citation is not None and (key := lacks(c)):
+            elif c.citation is not None and (key := _lacks(c, keys)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and not lacks(again):
+                if again.citation is not None and not _lacks(again, keys):
                     r[j] = again
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 
