@@ -44,6 +44,7 @@ from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
+from .mentions import unmentioned
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned
@@ -289,6 +290,12 @@ class Reader:
             what = "an e-mail address" if kind == "email" else "a web address"
             return own_address(r, kind, named) or self.abstain(
                 r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", sure)
+        docs = sorted({h.doc for h in r.hits})
+        owners = [w for h in r.hits if h.owner for w in h.owner.split()]
+        if missing := unmentioned(r.question, docs, self.store, skip=owners):
+            read = ", ".join(Path(d).name for d in docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
+            return self.abstain(r, f"none of the documents read ({read}) mentions “{missing[0]}”, which the question "
+                                   "asks about", sure)
         best = int(np.argmax(r.p))
         if p < floor:
             return self.abstain(r, self.how_sure(p, m), sure)

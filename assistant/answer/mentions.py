@@ -1,0 +1,88 @@
+"""Terms a question names that no document it reads mentions.
+
+A question that names a code, an acronym or a product ("GPU", "PhD", "CatBoost", "eICU", "GPT-4") asks about
+that thing; when none of the documents read for it holds the term, they cannot answer it, however close a passage
+comes ("What GPU was used to train it?" against the paper's hyperparameters; "In what year did he receive his
+PhD?" against a CV that lists a master's and "ABD"). Cosine and word overlap weigh such a word like any other, so
+the reader answered these near misses from the neighbouring passage.
+
+A term counts when it is written as a code is, in three characters or more: two capitals or more ("GPU", "PhD",
+"LightGBM", "eICU"), or a capital and a digit ("FP8", "PA-22"); two letters ("TA", "UK") stand for too many
+things, a question typed in lower case ("ww2") or in capitals says nothing by its case. A word written as a name is ("Alaska", "Swiss") does not: a place
+or a person is often written otherwise ("AK", "Switzerland"), and finding people is the resolver's work; nor does
+a number ("0.20", "2019"), which a document may write another way ("20 %", "'19"). The documents hold a term
+when their text, title or file name holds it (`Store.docs_holding`: accent-free, case-folded, dots dropped, so
+"Ph.D." holds "PhD"), in the singular or the plural ("GNN", "GNNs"), each part of a hyphenated one ("BERT-based": "BERT" and
+"based"), or, for an acronym, spelled out ("graphics processing unit" for "GPU", "University of North Carolina"
+for "UNC": function words between the initials).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from index import Store
+from index.doc_terms import key
+from index.lexical import STOPWORDS, terms
+
+_TOKEN = re.compile(r"[^\W_][\w.+'’-]*[\w+]|[^\W_]")
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+def coded(question: str) -> list[str]:
+    """The terms of `question` written as codes or acronyms are (see the module docstring), in order."""
+    letters_all = [c for c in question if c.isalpha()]
+    if sum(c.isupper() for c in letters_all) > len(letters_all) / 2:
+        return []  # a question typed in capitals: its capitals say nothing of its words
+    out = []
+    for token in _TOKEN.findall(question):
+        token = _POSSESSIVE.sub("", token)
+        letters = [c for c in token if c.isalpha()]
+        capitals = sum(c.isupper() for c in letters)
+        if len(token) >= 3 and (capitals >= 2 or (capitals and any(c.isdigit() for c in token))):
+            out.append(token)
+    return list(dict.fromkeys(out))
+
+
+def _held(term: str, held: set[str]) -> bool:
+    whole = key(term).replace("-", "")
+    if whole in held or f"{whole}s" in held or (whole.endswith("s") and whole[:-1] in held):
+        return True
+    parts = [key(p) for p in terms(term) if p]
+    pieces = [p for p in parts if p != whole]
+    return bool(pieces) and all(p in held for p in pieces)
+
+
+def _spelled_out(acronym: str, texts: Sequence[str]) -> bool:
+    """Does a text spell out `acronym` ("GPU"): consecutive words whose initials, in any case, are its letters?"""
+    letters = [c for c in acronym if c.isalpha()]
+    if not (2 <= len(letters) <= 6) or not all(c.isupper() for c in letters):
+        return False
+    between = rf"(?:[\s-]+(?:{'|'.join(sorted(STOPWORDS))}))*[\s-]+"  # "University of North Carolina": UNC
+    words = between.join(rf"{c}[\w'’]*" for c in letters)
+    pattern = re.compile(rf"\b{words}\b", re.IGNORECASE)
+    return any(pattern.search(t) for t in texts)
+
+
+def unmentioned(question: str, docs: Collection[str], store: Store | None, skip: Collection[str] = ()) -> list[str]:
+    """The code-like terms of `question` (`coded`) that none of `docs` mentions; `skip`: terms that are no
+    evidence either way (the words that located the documents, the names of their owners). [] when the index
+    keeps no document terms (an older index) or nothing is read."""
+    if store is None or not docs:
+        return []
+    asked = [t for t in coded(question) if key(t) not in {key(s) for s in skip}]
+    if not asked:
+        return []
+    keys = sorted({k for t in asked for w in [key(t).replace("-", "")] for k in (w, f"{w}s", w[:-1], *(key(p) for p in terms(t)))}
+                  - {""})
+    holding = store.docs_holding(keys)
+    if holding is None:
+        return []
+    wanted = set(docs)
+    held = {k for k, paths in holding.items() if wanted.intersection(paths)}
+    missing = [t for t in asked if not _held(t, held)]
+    if not missing:
+        return []
+    texts = [t for d in sorted(wanted) if (t := store.document_text(d))]
+    return [t for t in missing if not _spelled_out(t, texts)]

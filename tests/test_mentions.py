@@ -1,0 +1,49 @@
+"""A question naming a code-like term that no document read mentions is refused, with that term named.
+
+Real parts: the packaged embedding model, FAISS and SQLite (the index's document terms), the real reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant import Assistant, build_index
+from assistant.answer.mentions import coded, unmentioned
+from index import Store
+
+PAPER = """# Tabular meta-learning with gradient boosting
+
+## Experiments
+
+We tuned XGBoost on 20 tasks of the MIMIC-IV database. Each configuration was trained for 30 epochs with early
+stopping, feeding data in batches of 128 rows, on one graphics processing unit.
+
+## Results
+
+Tuned XGBoost beat its defaults on 17 of the 20 tasks. The results of the Ph.D. thesis this paper extends are in
+its appendix; GNNs were not used.
+"""
+
+
+def test_terms_written_as_codes_are_the_ones_checked() -> None:
+    q = "Did the eICU PhD study compare CatBoost, LightGBM, GPT-4 and FP8 with XGBoost in Alaska in 2019 as a TA?"
+    assert coded(q) == ["eICU", "PhD", "CatBoost", "LightGBM", "GPT-4", "FP8", "XGBoost"]  # not a place, year or "TA"
+    assert coded("HOW MANY TEAMS CAN A LEAGUE SEND TO THE ALL-STARS") == []  # typed in capitals
+    assert coded("who invaded north africa during ww2") == []  # typed in lower case
+
+
+def test_a_question_naming_what_no_document_mentions_is_refused(tmp_path: Path, embedder) -> None:
+    path = tmp_path / "boosting.md"
+    path.write_text(PAPER, encoding="utf-8")
+    build_index([path], tmp_path / "idx", embedder=embedder)
+    store = Store.open(tmp_path / "idx")
+    docs = [d.doc for d in store.documents()]
+    # held as written, with its dots dropped ("Ph.D."), as a plural's singular ("GNN"), part by part
+    # ("MIMIC-IV"), or spelled out ("graphics processing unit")
+    assert unmentioned("How was XGBoost tuned for the PhD thesis, with GNN or MIMIC-IV data on a GPU?", docs, store) == []
+    assert unmentioned("How did CatBoost and LightGBM compare with XGBoost?", docs, store) == ["CatBoost", "LightGBM"]
+    assert unmentioned("How did CatBoost compare?", [], store) == []  # nothing read, nothing claimed
+    a = Assistant(store, embedder)
+    refused = a.ask("How did CatBoost compare with XGBoost in the boosting experiments?")
+    assert refused.abstained and "mentions “CatBoost”" in refused.notes[-1] and "boosting.md" in refused.notes[-1]
+    answered = a.ask("On how many of the 20 tasks did tuned XGBoost beat its defaults?")
+    assert not answered.abstained and "17" in answered.answer
