@@ -6,14 +6,17 @@ comes ("What GPU was used to train it?" against the paper's hyperparameters; "In
 PhD?" against a CV that lists a master's and "ABD"). Cosine and word overlap weigh such a word like any other, so
 the reader answered these near misses from the neighbouring passage.
 
-A term counts when it is written as a code is, in three characters or more: two capitals or more ("GPU", "PhD",
-"LightGBM", "eICU"), or a capital and a digit ("FP8", "PA-22"); two letters ("TA", "UK") stand for too many
-things, a question typed in lower case ("ww2") or in capitals says nothing by its case. A word written as a name is ("Alaska", "Swiss") does not: a place
+A term counts when it is written as a code is: an acronym in capitals of three letters or more ("GPU", "BERT"), a
+name with capitals inside it of five letters or more ("CatBoost", "LightGBM"), or a capital and a digit ("FP8",
+"PA-22"), alone or as a part of a hyphenated word ("BERT-based"). Two letters ("TA", "UK") stand for too many
+things; an abbreviation mixing cases in four letters or fewer ("PhD", "MSc") is written in too many ways ("Ph.D.",
+"M.S.", "Master of Science", "doctorate"); a question typed in lower case ("ww2") or in capitals says nothing by
+its case. A word written as a name is ("Alaska", "Swiss") does not: a place
 or a person is often written otherwise ("AK", "Switzerland"), and finding people is the resolver's work; nor does
 a number ("0.20", "2019"), which a document may write another way ("20 %", "'19"). The documents hold a term
 when their text, title or file name holds it (`Store.docs_holding`: accent-free, case-folded, dots dropped, so
-"Ph.D." holds "PhD"), in the singular or the plural ("GNN", "GNNs"), each part of a hyphenated one ("BERT-based": "BERT" and
-"based"), or, for an acronym, spelled out ("graphics processing unit" for "GPU", "University of North Carolina"
+"Ph.D." holds "PHD"), in the singular or the plural ("GNN", "GNNs"), each part of a hyphenated one ("BERT-based":
+"BERT" and "based"), each of its letter and number runs ("GPLv3": "GPL" and "3", a version's "v" aside), or, for an acronym, spelled out ("graphics processing unit" for "GPU", "University of North Carolina"
 for "UNC": function words between the initials).
 """
 
@@ -38,20 +41,39 @@ def coded(question: str) -> list[str]:
     out = []
     for token in _TOKEN.findall(question):
         token = _POSSESSIVE.sub("", token)
-        letters = [c for c in token if c.isalpha()]
-        capitals = sum(c.isupper() for c in letters)
-        if len(token) >= 3 and (capitals >= 2 or (capitals and any(c.isdigit() for c in token))):
+        if any(_is_code(part) for part in token.split("-")):
             out.append(token)
     return list(dict.fromkeys(out))
+
+
+def _is_code(part: str) -> bool:
+    """An acronym in capitals ("GPU", "BERT"), a name with capitals inside it ("CatBoost", "LightGBM"), or a
+    capital and a digit ("FP8", "GPT4"); not an abbreviation mixing cases in four letters or fewer ("PhD",
+    "MSc": a CV writes "Ph.D.", "M.S.", "Master of Science" or "doctorate" as often), nor two letters."""
+    letters = [c for c in part if c.isalpha()]
+    capitals = sum(c.isupper() for c in letters)
+    if any(c.isdigit() for c in part):
+        return capitals >= 1 and len(part) >= 3
+    if len(letters) >= 3 and capitals == len(letters):
+        return True
+    return capitals >= 2 and len(letters) >= 5
+
+
+def _runs(term: str) -> list[str]:
+    """The letter and number runs of a code, a version's "v" left out: "GPLv3" -> "gpl", "3"; "FP8" -> "fp", "8"."""
+    runs = re.findall(r"[^\W\d_]+|\d+(?:\.\d+)*", term)
+    return [key(re.sub(r"(?<=\w{3})v$", "", r) if i + 1 < len(runs) and runs[i + 1][0].isdigit() else r)
+            for i, r in enumerate(runs)]
 
 
 def _held(term: str, held: set[str]) -> bool:
     whole = key(term).replace("-", "")
     if whole in held or f"{whole}s" in held or (whole.endswith("s") and whole[:-1] in held):
         return True
-    parts = [key(p) for p in terms(term) if p]
-    pieces = [p for p in parts if p != whole]
-    return bool(pieces) and all(p in held for p in pieces)
+    for pieces in ([p for p in map(key, terms(term)) if p and p != whole], _runs(term)):
+        if len(pieces) > 1 and all(p in held for p in pieces):
+            return True
+    return False
 
 
 def _spelled_out(acronym: str, texts: Sequence[str]) -> bool:
@@ -74,8 +96,8 @@ def unmentioned(question: str, docs: Collection[str], store: Store | None, skip:
     asked = [t for t in coded(question) if key(t) not in {key(s) for s in skip}]
     if not asked:
         return []
-    keys = sorted({k for t in asked for w in [key(t).replace("-", "")] for k in (w, f"{w}s", w[:-1], *(key(p) for p in terms(t)))}
-                  - {""})
+    keys = sorted({k for t in asked for w in [key(t).replace("-", "")]
+                   for k in (w, f"{w}s", w[:-1], *(key(p) for p in terms(t)), *_runs(t))} - {""})
     holding = store.docs_holding(keys)
     if holding is None:
         return []
