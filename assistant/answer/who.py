@@ -17,6 +17,7 @@ document is checked for them, the people searched, and the order of their hits.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -243,9 +244,11 @@ def answer_who(reader: Reader, r: Reading, people: Sequence[Person]) -> Answer:
         i = ids[0]
         c = r.cands[i]
         hit = r.hits[c.hit]
-        # a document without a person owner goes by its title; tagged only when people are listed beside it
+        # a document without a person owner goes by its title; listed beside people, by its file name (a CV whose
+        # owner was not found is "About" or "CV" by its title, and "jroe_cv.md" by its name) and tagged
         tag = " (owner unknown)" if mixed and not person.owner_known else ""
-        label = person.name if person.owner_known else short_title(person.name, TITLE_CHARS - len(tag)) + tag
+        name = os.path.basename(person.docs[0]) if tag and len(person.docs) == 1 else person.name
+        label = person.name if person.owner_known else short_title(name, TITLE_CHARS - len(tag)) + tag
         prefix = f"- {label}: "
         a, b = short(r, i, max(MIN_QUOTE, PER_PERSON_CHARS - len(prefix)))
         cites.append(citation_from_hit(len(cites) + 1, hit, a, b, score=float(r.p[i])))
