@@ -61,18 +61,26 @@ def strip_html(text: str) -> str:
     length, every offset kept."""
     if "<" not in text:
         return text
-    code = _code_spans(text)
     out = list(text)
-    for m in _TAG.finditer(text):
-        a, b = m.start(), m.end()
-        if any(x <= a < y for x, y in code):
+    for m in _blank(text, _TAG, out):
+        if _BLOCK_END.match(m.group(0)) and "\n" not in m.group(0):
+            out[m.start()] = "\n"
+    return "".join(out)
+
+
+def _blank(text: str, pattern: re.Pattern[str], out: list[str]) -> list[re.Match[str]]:
+    """Blank out in `out` (the characters of `text`) each match of `pattern` outside code, its line breaks
+    kept; the matches blanked."""
+    code = _code_spans(text)
+    done = []
+    for m in pattern.finditer(text):
+        if any(x <= m.start() < y for x, y in code):
             continue
-        for i in range(a, b):
+        for i in range(m.start(), m.end()):
             if out[i] != "\n":
                 out[i] = " "
-        if _BLOCK_END.match(m.group(0)) and "\n" not in m.group(0):
-            out[a] = "\n"
-    return "".join(out)
+        done.append(m)
+    return done
 
 
 # a template tag of the site generators that render Markdown pages: Liquid/Jekyll and Jinja ("{% include cv.html %}",
@@ -86,14 +94,8 @@ def strip_templates(text: str) -> str:
     archive-single-cv.html %}" was quoted as an answer). What a tag would put there is unknown here and left out."""
     if "{%" not in text and "{{" not in text:
         return text
-    code = _code_spans(text)
     out = list(text)
-    for m in _TEMPLATE.finditer(text):
-        if any(x <= m.start() < y for x, y in code):
-            continue
-        for i in range(m.start(), m.end()):
-            if out[i] != "\n":
-                out[i] = " "
+    _blank(text, _TEMPLATE, out)
     return "".join(out)
 
 
