@@ -11,11 +11,14 @@
   `detect.SHAPED`) is answered by the first address of that shape in their document that spells part of
   their name ("jroe@example.org"), without a confidence: the ranker's features (cosines, word overlaps)
   cannot see that a bare address answers such a question, and an address naming someone else (a
-  referee's) is not theirs. When none does, it abstains;
-- otherwise it abstains: "not found" plus the closest passages shown as related, not an answer.
-  An abstention never claims that some word is absent from the documents;
+  referee's) is not theirs; when none does, the one address of their document's opening. When there is
+  none, it abstains;
+- a fact question naming a term written as a code ("GPU", "CatBoost", "GPT-4") that none of the documents
+  read holds is refused, and the note names the term and the documents (`mentions`): a claim of absence is
+  made only of what the index's document terms show, never a guess;
+- otherwise it abstains: "not found" plus the closest passages shown as related, not an answer;
 - a "who / which people" question lists every person (document owner; a document without owner by
-  its title, tagged "owner unknown" when people are listed beside it) that the fitted "who" document
+  its title, or by its file name tagged "owner unknown" when people are listed beside it) that the fitted "who" document
   model accepts, each on one line of at most ~120 characters with one quote, and a coverage note.
 Every line of an answer is a verbatim slice of a cited quote, or a person's name from ingest.
 Left out: merging facts from several passages, paraphrase (see `assistant.llm` for an LLM writer).
