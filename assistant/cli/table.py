@@ -22,8 +22,9 @@ FORMATS = ("text", "csv", "json", "md")
 FIELD_HELP = ('Add a field, "Label=question with {name}" (repeatable); a label already there gets the new '
               "question.")
 MARGIN_HELP = ("Leave empty a cell this many logits less sure than the median of its column's filled cells "
-               "(3 or more), and fill one the reader left empty that lies within it; 'off' to keep every answer "
-               "as the reader gives it.")
+               "(3 or more), and fill one the reader left empty that lies within it; a cell whose passage lacks "
+               "the word its column's surest answers hold is left empty too; 'off' to keep every answer as the "
+               "reader gives it.")
 
 
 def _margin(ctx: click.Context, param: click.Parameter, value: str) -> float | None:
@@ -91,7 +92,8 @@ def table_cmd(index_dir: Path | None, extra: tuple[str, ...], fields_from: str |
     Each field is a question about a person, answered from that person's own documents: a cell holds
     the answer's short value, how sure the reader is, and the exact quote it comes from (document,
     page or section). Where the documents do not answer, the cell stays empty ("–"), and so does a
-    cell far less sure than the same field's cells for the other people (--column-margin). The default
+    cell far less sure than the same field's cells for the other people, or whose passage lacks the
+    word their surest answers hold ("PhD" for a PhD question) (--column-margin). The default
     fields (preset cv): current position, current employer, PhD institution, PhD year, research
     interests, email.
 
