@@ -219,6 +219,13 @@ def test_a_heading_in_capitals_is_no_place():
     refs = "REFERENCES\nJOHN SMITH\nProfessor of Physics"
     a, b = detect.phrase("person", refs) or (0, 0)
     assert refs[a:b] == "JOHN SMITH"
+    # nor is a role, opening on a title nameparser knows, when the employer is on the same line (the table's
+    # "Current employer" cell showed "Associate Professor of Sociology"); a role alone still leads
+    job = "2014- : Associate Professor of Sociology, University of Oregon"
+    a, b = detect.phrase("place", job, near={"work": 2.0, "now": 1.0}, question="Where does Jane Roe work now?") or (0, 0)
+    assert job[a:b] == "University of Oregon"
+    a, b = detect.phrase("place", "Associate Professor of Sociology", question="Where does she work?") or (0, 0)
+    assert (a, b) != (0, 0)
 
 
 def test_the_phrase_led_with_is_the_one_nearest_the_question_words():

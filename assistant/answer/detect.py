@@ -242,6 +242,14 @@ def _unsaid(text: str, a: int, b: int, said: set[str]) -> tuple[int, int] | None
     return (kept[0].start(), kept[-1].end()) if kept else None
 
 
+def _role(span: str) -> bool:
+    """Does `span` open on a title nameparser knows, as a job title does ("Senior Lecturer", "Director of ...")?"""
+    from nameparser.config import CONSTANTS
+
+    first = TOKENS.findall(span)[:1]
+    return bool(first) and first[0].lower() in CONSTANTS.titles
+
+
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
            near: dict[str, float] | None = None, question: str = "",
            named: Callable[[str], bool] | None = None) -> tuple[int, int] | None:
@@ -277,6 +285,9 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         # a line written all in capitals is a heading ("ACADEMIC POSITIONS"), not a place, when a place is left
         # (a person's name alone on a line in capitals is still a name: "JOHN SMITH" under "REFERENCES")
         spans = [sp for sp in spans if not _heading(text, *sp)] or spans
+        # ... nor a role, which opens on a title nameparser knows ("Associate Professor of Sociology", "Director of
+        # ..."), when a place is left: "Where does she work?" is answered by the employer on the same line
+        spans = [sp for sp in spans if not _role(text[sp[0]:sp[1]])] or spans
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
