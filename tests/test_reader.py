@@ -796,6 +796,7 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     assert not present.says_now("Popper was an Austrian-British philosopher") and not present.says_now("Iam Roe")
     assert present.says_now("Joran Roe is an Assistant-Professor in Methods") and present.says_now("She is the chair")
     assert not present.says_now("Popper is regarded as a philosopher") and not present.says_now("the lab is a unit")
+    assert not present.says_now("This is a preliminary report") and not present.says_now("It is the final rule")
     # an entry dated to a period that is over is past, whatever the entry above it or its section says of now
     assert present.ended("Research Engineer, September 2020 - November 2020") and present.ended("PhD 2016-2020")
     assert not present.ended("Lecturer 2016 – 2020; Analyst 2020 – present") and not present.ended("in 2019 and 2020")

@@ -19,7 +19,7 @@ from ingest.addresses import shapes
 
 from .addresses import SHAPED
 from .asks import AUX, TOKENS, type_word
-from .entities import JOINERS, MONTHS, entities, kind_of, other, single_names
+from .entities import JOINERS, MONTHS, entities, is_title, kind_of, other, single_names
 from .present import OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
@@ -244,10 +244,8 @@ def _unsaid(text: str, a: int, b: int, said: set[str]) -> tuple[int, int] | None
 
 def _role(span: str) -> bool:
     """Does `span` open on a title nameparser knows, as a job title does ("Senior Lecturer", "Director of ...")?"""
-    from nameparser.config import CONSTANTS
-
     first = TOKENS.findall(span)[:1]
-    return bool(first) and first[0].lower() in CONSTANTS.titles
+    return bool(first) and is_title(first[0])
 
 
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),

@@ -56,7 +56,7 @@ def runs(text: str) -> list[tuple[int, int]]:
             after = m.group(0)[words[k + 1][0]] if k + 1 < len(words) else ""
             # a sentence ends where the next word is capitalised or nothing follows ("Univ. of Michigan" goes on)
             abbreviation = "." in stem and all(len(part) <= 2 for part in stem.split("."))
-            if word.endswith(".") and len(stem) >= 3 and not abbreviation and not _is_title(word) and not after.islower():
+            if word.endswith(".") and len(stem) >= 3 and not abbreviation and not is_title(word) and not after.islower():
                 _close(text, m.start(), run, out, strip=True)
                 run = []
         _close(text, m.start(), run, out)
@@ -76,8 +76,9 @@ def _close(text: str, base: int, run: list[tuple[int, int]], out: list[tuple[int
 
 
 @lru_cache(maxsize=4096)
-def _is_title(word: str) -> bool:
-    """Is `word` a title before a name ("Prof.", "Dr")? nameparser's list of titles decides."""
+def is_title(word: str) -> bool:
+    """Is `word` a title before a name ("Prof.", "Dr") or of an office ("Professor", "Director")? nameparser's
+    list of titles decides."""
     from nameparser.config import CONSTANTS
 
     return word.rstrip(".").casefold() in CONSTANTS.titles
@@ -117,7 +118,7 @@ def kind_of(run: str) -> str:
     """"person", "place" (an organisation or place) or "" for one capitalised run."""
     kind = tag(run.rstrip(".,"))
     title, _, rest = run.partition(" ")
-    if kind != "Person" and " " in rest.strip() and _is_title(title) and tag(rest.rstrip(".,")) == "Person":
+    if kind != "Person" and " " in rest.strip() and is_title(title) and tag(rest.rstrip(".,")) == "Person":
         kind = "Person"  # "Prof. Volker Bormuth": probablepeople reads the title as a company's name
     if kind == "Person" or _name_shape(run):
         words = [w.strip(".,") for w in run.split()]

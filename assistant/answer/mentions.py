@@ -93,7 +93,8 @@ def unmentioned(question: str, docs: Collection[str], store: Store | None, skip:
     keeps no document terms (an older index) or nothing is read."""
     if store is None or not docs:
         return []
-    asked = [t for t in coded(question) if key(t) not in {key(s) for s in skip}]
+    skipped = {key(s) for s in skip}
+    asked = [t for t in coded(question) if key(t) not in skipped]
     if not asked:
         return []
     keys = sorted({k for t in asked for w in [key(t).replace("-", "")]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from index.lexical import STOPWORDS
+
 from .entities import JOINERS
 
 _NOW_WORDS = ("now", "current", "currently", "presently", "nowadays")
@@ -18,7 +20,7 @@ _NOW_SAID = re.compile(rf"\b(?:{'|'.join((*_NOW_WORDS, 'today'))})\b", re.IGNORE
 # what a person is: the first person of "be" in the present ("I am a postdoctoral researcher at ...", "I'm a
 # software engineer"), or its third person before an article ("Jane Roe is an Assistant Professor at ...", "She
 # is the director of ..."); a biography of someone no longer living says "was"
-_I_AM = re.compile(r"\bI(?:[ \t]+am|['’]m)\b|\b(?:[Hh]e|[Ss]he|[A-Z][a-z]+)[ \t]+is[ \t]+(?:an?|the)[ \t]")
+_I_AM = re.compile(r"\bI(?:[ \t]+am|['’]m)\b|\b([Hh]e|[Ss]he|[A-Z][a-z]+)[ \t]+is[ \t]+(?:an?|the)[ \t]")
 _PRESENT = re.compile(r"(\w*)\W*\bpresent\b", re.IGNORECASE)  # with the word before it
 # "present" after a subject or an auxiliary is the verb ("We present a framework", "will present"), after a
 # form of "be" the adjective ("He was present at the test"): closed classes of English, like the words for now
@@ -83,7 +85,8 @@ def says_now(text: str) -> bool:
     words for the time of speaking ("I am currently ...", a heading "Current Research"), not as part of a
     name ("... for the Current Index to Statistics"), or what someone is ("I am a ...", "Jane Roe is an ...")?"""
     return (any(not _in_name(text, m.start(), m.end()) for m in _NOW_SAID.finditer(text))
-            or bool(_I_AM.search(text))
+            or any(not m.group(1) or m.group(1).lower() in ("he", "she") or m.group(1).lower() not in STOPWORDS
+                   for m in _I_AM.finditer(text))  # "This is a ...", "It is the ..." say nothing of a person
             or any(m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - len("present"), m.end())
                    for m in _PRESENT.finditer(text))
             or open_range(text))
