@@ -245,7 +245,8 @@ class Assistant:
         cell where the reader abstains (see `assistant.table`). `fields`: default the `cv` preset;
         `people`: names in any written form (an unknown or ambiguous one is a `TableError`), default
         everyone; `progress(done, total, what)` is called after each cell; `margin`: a cell this many
-        logits less sure than the median of its column is left empty (None: every answer kept)."""
+        logits less sure than the median of its column is left empty, as is one whose passage lacks the word its
+        column's surest answers hold (None: every answer kept)."""
         return self.table_of(pick_people(self.people.all(), people), fields, progress, margin)
 
     def table_of(self, people: Sequence[Person], fields: Sequence[Field] | None = None,
