@@ -158,7 +158,35 @@ class MilvusVectors:
             rows = int(self.client.get_collection_stats(self.collection).get("row_count", 0))
             self._index_type = "?"
             self._build_index("HNSW" if vectors.kind_for(rows) == "ivf" else "FLAT")
-        self.client.load_collection(self.collection)
+        self._load()
+
+    def _load(self) -> None:
+        """Load the collection for search; a milvus-lite index file cut short by a crash is rebuilt.
+
+        milvus-lite writes each segment's vector index next to the segment's data in place, not by
+        rename: a process killed while writing one leaves a short file, and every later load fails
+        ("file seems not fully written"). Those files are derived from the segments, which are
+        written atomically, so they are removed and the load, which builds them again, is retried.
+        """
+        try:
+            self.client.load_collection(self.collection)
+        except Exception as exc:
+            dropped = self._drop_lite_index_files()
+            if not dropped:
+                raise
+            log.warning("Milvus collection %s: could not load (%s); rebuilt its %d index file(s) from the segments",
+                        self.collection, exc, dropped)
+            self.client.load_collection(self.collection)
+
+    def _drop_lite_index_files(self) -> int:
+        """Remove the per-segment index files of this milvus-lite collection; how many there were."""
+        if not self._lite:
+            return 0
+        partitions = Path(self.uri) / "collections" / self.collection / "partitions"
+        files = [f for f in partitions.glob("*/indexes/*") if f.is_file() and f.suffix in (".idx", ".sidx")]
+        for f in files:
+            f.unlink()
+        return len(files)
 
     def _described_index_type(self) -> str | None:
         try:
@@ -177,7 +205,7 @@ class MilvusVectors:
         self.client.release_collection(self.collection)
         self.client.drop_index(self.collection, "vector")
         self._build_index(index_type)
-        self.client.load_collection(self.collection)
+        self._load()
 
     def _build_index(self, index_type: str) -> None:
         params = self.client.prepare_index_params()
