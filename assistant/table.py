@@ -8,7 +8,8 @@ confidence and the citation; an abstention is an empty cell ("not stated"), neve
 only quotes the person's own documents: an answer citing someone else's leaves it empty. Once every row
 is built, each column is read as a whole (`against_column`): a cell far less sure than the same field's
 other cells is left empty, so is one whose passage lacks the word the column's surest answers hold (a PhD
-question answered from a bachelor's line: `key_word`), and one the reader left empty though it is about as
+question answered from a bachelor's line: `key_word`), so is a period still running in a column of dates that
+have passed (a PhD student's "2022 - present" for the year of the PhD: `passed_dates`), and one the reader left empty though it is about as
 sure as them is asked again and filled, because the reader's confidence is on a different scale for each question (a PhD question is
 answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from the
 job line, below the reader's own threshold), and the other people's answers to the same question show its scale.
@@ -43,6 +44,7 @@ from .answer import Answer, Citation
 from .answer.candidates import BULLETS  # list and Markdown markers a value does not start with
 from .answer.features import without_names
 from .answer.model import logit
+from .answer.present import open_range
 from .answer.segments import sentences
 from .people import Person
 from .render import confidence_words, where
@@ -72,6 +74,12 @@ UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell le
 # constants are structural, not fitted: see docs/measured.md ("A column's key word").
 KEY_SHARE = 0.75
 KEY_PART = 1 / 3
+# A column of dates that have passed: when at least KEY_SHARE of its filled cells give a value holding a year
+# and no more than the rest of them a period still running (`present.open_range`), a
+# cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
+# under way) is left empty. A column whose answers run to the present ("When did he join ...?") keeps them.
+RUNNING = "a period still running, where this field's other answers are dates that have passed"
+_YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
 
 Ask = Callable[[str], Answer]
 Progress = Callable[[int, int, str], None]  # (cells done, cells in all, "person: field")
@@ -347,15 +355,31 @@ def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -
     of `cells` (at least `min_rows` of them), the one fewest of `cells` hold when there are several. ""
     when there is none (an e-mail address or an employer's name holds no word of its question), or fewer
     than `min_rows` filled cells with a confidence."""
-    filled = sorted((c for c in cells if c.citation is not None and c.confidence is not None),
-                    key=lambda c: -(c.confidence or 0.0))
-    if len(filled) < min_rows:
+    surest = [_held(c) for c in _surest(cells, min_rows)]
+    if not surest:
         return ""
-    held = [_held(c) for c in filled]
-    surest = held[: max(min_rows, math.ceil(len(held) * KEY_PART))]
+    held = [_held(c) for c in cells if c.citation is not None and c.confidence is not None]
     asked = lemmas(field.question.replace(NAME, " ")) - STOPWORDS
     keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)]
     return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
+
+
+def _surest(cells: Sequence[Cell], min_rows: int) -> list[Cell]:
+    """The surest third of the filled cells of a column that carry a confidence (at least `min_rows`), or []
+    when fewer than `min_rows` are filled."""
+    filled = sorted((c for c in cells if c.citation is not None and c.confidence is not None),
+                    key=lambda c: -(c.confidence or 0.0))
+    return filled[: max(min_rows, math.ceil(len(filled) * KEY_PART))] if len(filled) >= min_rows else []
+
+
+def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
+    """Are a column's answers dates that have passed (see RUNNING)?"""
+    filled = [c for c in cells if c.citation is not None and c.confidence is not None]
+    if len(filled) < min_rows:
+        return False
+    dated = sum(bool(_YEAR.search(c.value)) for c in filled)
+    running = sum(open_range(c.value) for c in filled)
+    return dated >= KEY_SHARE * len(filled) and running <= (1 - KEY_SHARE) * len(filled)
 
 
 def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS,
@@ -378,6 +402,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
         # its own key word, and another column's that its question asks too ("PhD" for the PhD's year, read from
         # the PhD institution column when the year's surest answers include a bachelor's line)
         keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
+        passed = passed_dates([r[j] for r in rows], min_rows)
 
         for i, r in enumerate(rows):
             c = r[j]
@@ -388,10 +413,12 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
             elif c.citation is not None and (key := _lacks(c, keys)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
+            elif c.citation is not None and passed and open_range(c.value):
+                r[j] = Cell(c.field, confidence=c.confidence, note=RUNNING)
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and not _lacks(again, keys):
+                if again.citation is not None and not _lacks(again, keys) and not (passed and open_range(again.value)):
                     r[j] = again
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 

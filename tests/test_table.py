@@ -19,6 +19,7 @@ from assistant.people import Person
 from assistant.table import (
     COLUMN_MARGIN,
     DEFAULT_FIELDS,
+    RUNNING,
     UNSURE,
     Cell,
     Field,
@@ -34,6 +35,7 @@ from assistant.table import (
     lead,
     load_fields,
     parse_field,
+    passed_dates,
     pick_people,
     table_text,
 )
@@ -294,6 +296,32 @@ def test_a_key_word_of_one_column_holds_for_another_that_asks_it() -> None:
     checked = against_column(Table((inst, year), rows), margin=10.0)
     assert [bool(r.cells[1].citation) for r in checked.rows] == [True, True, True, False]
     assert "“phd”" in checked.rows[3].cells[1].note and checked.rows[3].cells[0].citation is None
+
+
+def test_a_running_period_in_a_column_of_passed_dates_is_left_empty() -> None:
+    """"When did {name} get their PhD?" is answered with a year by those who have one; a PhD student's CV answers
+    it from their PhD line's "Sep. 2022 - Present", which is no date they got it. When at least three quarters of
+    a column's values hold a year and at most a quarter run to the present, a running period is left empty (a
+    re-asked one too); a column whose answers mostly run ("When did {name} join ...?") keeps them."""
+    year = Field("PhD year", "When did {name} get their PhD?")
+    values = ["2004", "March 2015", "2008-2013", "Sep. 2022 - Present", "2005", "2012-2018", "1999"]
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (Cell(year.label, v, 0.85, cite(f"PhD, {v}", doc=f"/d/p{i}.md")),))
+                 for i, v in enumerate(values)) + (Row("P7", ("/d/p7.md",), (Cell(year.label, "", 0.84),)),)
+    assert passed_dates([r.cells[0] for r in rows])
+
+    def reask(question: str) -> Answer:  # scripted: the column rule is what is checked
+        quote = cite("PhD candidate, 2021 - present", doc="/d/p7.md")
+        return Answer(question, "2021 - present [1]", False, (quote,), fact="2021 - present", confidence=0.84)
+
+    cells = [r.cells[0] for r in against_column(Table((year,), rows), margin=10.0, reask=reask).rows]
+    assert [c.value for c in cells] == [*values[:3], "", *values[4:], ""]
+    assert cells[3].note == RUNNING and cells[3].confidence == 0.85 and cells[7].citation is None
+    joined = Field("Joined", "When did {name} join the lab?")
+    runs = ["2019 - present", "2021 - present", "2015", "since 2020"]
+    cells = [Cell(joined.label, v, 0.8, cite(v)) for v in runs]
+    assert not passed_dates(cells) and not passed_dates(cells[2:3] * 2)  # mostly running; too few
+    table = Table((joined,), tuple(Row(f"P{i}", ("/d/x.md",), (c,)) for i, c in enumerate(cells)))
+    assert against_column(table, margin=10.0) == table
 
 
 def test_csv_has_a_value_and_a_source_column_per_field() -> None:
