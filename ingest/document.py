@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 # after a name is not the name's; 21: a front matter line holding an e-mail or web address stays in the text;
 # 22: owners: a role nameparser knows word by word ("Software Engineer") is no name, bolded or not; a link's query
 # string is no handle; a title property that is the author property's name makes the page the person's; 23:
-# Markdown's template tags (Liquid, Jinja, Hugo shortcodes) are not text
-INGEST_VERSION = 23
+# Markdown's template tags (Liquid, Jinja, Hugo shortcodes) are not text; 24: a paper's byline from Pandoc-style
+# front matter (authors as mappings, with their affiliations) is text
+INGEST_VERSION = 24
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ class FrontMatter:
     title: str | None
     author: str | None
     end: int  # offset in the text where the body starts (0: no front matter)
+    byline: tuple[str, ...] = ()  # a paper's authors, each with their affiliations, as its first page prints them
 
 
 def _scalar(value: Any) -> str | None:
@@ -77,7 +78,58 @@ def _properties(data: Any, end: int) -> FrontMatter:
     if author is None:
         nested = [{str(k).lower(): v for k, v in v.items()} for v in keys.values() if isinstance(v, dict)]
         author = next((a for t in nested for k in ("author", "authors") if (a := _scalar(t.get(k)))), None)
-    return FrontMatter(_scalar(keys.get("title")), author, end)
+    return FrontMatter(_scalar(keys.get("title")), author, end, byline(keys))
+
+
+def byline(keys: dict[str, Any]) -> tuple[str, ...]:
+    """A paper's byline from Pandoc-style front matter (JOSS, Quarto, R Markdown): a line per author of a list of
+    authors written as mappings ("- name: Jane Roe / affiliation: 1"), with the names of their affiliations,
+    looked up by index or id in the top-level `affiliations` list when the author gives those ("Jane Roe
+    (affiliation: University of Oslo; CERN)"). What a rendered paper prints under its title, so its text holds
+    who wrote it and where they work. A single `author: Jane Roe` (a CV's, a blog's) or a list of plain names
+    gives none: it is the owner's evidence, not a byline."""
+    authors = keys.get("authors", keys.get("author"))
+    if not isinstance(authors, list) or not authors or not all(isinstance(a, dict) for a in authors):
+        return ()
+    known: dict[str, str] = {}
+    for n, aff in enumerate(keys.get("affiliations") or [], 1):
+        if isinstance(aff, dict) and (name := _scalar(aff)):
+            for ref in (aff.get("index"), aff.get("id"), aff.get("ref"), n if aff.get("index") is None else None):
+                if ref is not None:
+                    known.setdefault(str(ref).strip(), name)
+    lines = []
+    for author in authors:
+        fields = {str(k).lower(): v for k, v in author.items()}
+        name = _scalar(fields.get("name"))
+        if isinstance(fields.get("name"), dict):  # Quarto: name: {given: ..., family: ...}
+            parts = {str(k).lower(): v for k, v in fields["name"].items()}
+            name = _scalar(parts.get("literal")) or " ".join(
+                p for k in ("given", "family") if (p := _scalar(parts.get(k)))) or None
+        if not name:
+            continue
+        places = list(dict.fromkeys(_affiliations(fields.get("affiliation", fields.get("affiliations")), known)))
+        lines.append(f"{name} (affiliation: {'; '.join(places)})" if places else name)
+    return tuple(lines)
+
+
+def _affiliations(value: Any, known: dict[str, str]) -> list[str]:
+    """The affiliation names an author's `affiliation` value gives: indices or ids ("1, 2", 1, [1, 2], "a")
+    looked up in `known`, mappings by their `name` (or `ref`), and any other text as written."""
+    if value is None or isinstance(value, bool):
+        return []
+    if isinstance(value, list):
+        return [n for v in value for n in _affiliations(v, known)]
+    if isinstance(value, dict):
+        ref = value.get("ref", value.get("id"))
+        if ref is not None and str(ref).strip() in known:
+            return [known[str(ref).strip()]]
+        name = _scalar(value)
+        return [name] if name else []
+    text = " ".join(str(value).split())
+    refs = [r.strip() for r in text.split(",")]
+    if refs and all(r in known for r in refs):
+        return [known[r] for r in refs]
+    return [text] if text and not all(r.isdigit() for r in refs) else []
 
 
 def _metadata_lines(text: str) -> FrontMatter:

@@ -77,13 +77,20 @@ _LINK = re.compile(r"\bhttps?://|\bwww\.", re.IGNORECASE)  # a web address as fr
 def parse_markdown(path: Path, data: bytes) -> Parsed:
     """Markdown text; front matter is removed from the text and kept as title/author properties, but for its
     lines holding an e-mail or web address ("email: jroe@example.org"), which a site's template shows in the
-    page's header; raw HTML tags and comments are blanked out (`markdown_render`)."""
+    page's header, and a paper's byline (its authors with their affiliations: `frontmatter.byline`), which its
+    first page prints; raw HTML tags and comments are blanked out (`markdown_render`)."""
     text = decode_text(path, data)
     fm = split_front_matter(text)
     if fm.end:
         # Blank lines keep the body's line numbers; the rest of the front matter is never indexed.
         lines = text[: fm.end].split("\n")
         shown = [line if shapes("email", line) or _LINK.search(line) else "" for line in lines]
+        free = iter([i for i, line in enumerate(shown) if not line.strip()][1:])  # not the opening "---" line
+        for author in fm.byline:  # a paper's authors and affiliations, as its first page prints them
+            i = next(free, None)
+            if i is None:
+                break
+            shown[i] = author
         text = "\n".join(shown) + text[fm.end :]
     return Parsed(text=join_definitions(strip_templates(strip_html(text))), markdown=True, meta_title=fm.title, meta_author=fm.author)
 

@@ -673,3 +673,27 @@ def test_front_matter_addresses_are_text_the_rest_is_not(tmp_path: Path) -> None
     assert "email: jroe@example.org" in doc.text and 'website: "https://jroe.example.org"' in doc.text
     assert "layout" not in doc.text and "main.bib" not in doc.text and "title:" not in doc.text
     assert doc.title == "Curriculum Vitae — Jane Roe" and doc.owner == "Jane Roe"
+
+
+def test_a_papers_byline_from_front_matter_is_text(tmp_path: Path) -> None:
+    """A JOSS or Quarto paper keeps its authors and their affiliations in front matter, which its rendered first
+    page prints under the title: a line per author, with the affiliations their indices (or ids) point to, is
+    indexed where the front matter stood, so "Which institutions is the first author affiliated with?" has a
+    passage to answer from. A paper stays nobody's document, and a CV's single `author:` stays a property."""
+    path = tmp_path / "paper.md"
+    path.write_text('---\ntitle: "toolbox: a package"\nauthors:\n  - name: Jane Roe\n    orcid: 0000-0002-1219-0310\n'
+                    '    affiliation: "1, 2"\n  - name: Jo Bloggs\n    affiliation: 2\n  - name:\n      given: Ann\n'
+                    '      family: Lee\n    affiliations:\n      - ref: ox\naffiliations:\n'
+                    '  - name: University of Somewhere, Some City\n    index: 1\n  - name: Other Institute\n    index: 2\n'
+                    '  - id: ox\n    name: Third College\ndate: 18 August 2020\nbibliography: paper.bib\n---\n\n# Summary\n\n'
+                    "The package reads files. It was written in Python by the team.\n", encoding="utf-8")
+    doc = load_document(path)
+    assert "Jane Roe (affiliation: University of Somewhere, Some City; Other Institute)\n" in doc.text
+    assert "Jo Bloggs (affiliation: Other Institute)\n" in doc.text and "Ann Lee (affiliation: Third College)" in doc.text
+    assert "orcid" not in doc.text and "paper.bib" not in doc.text and "index:" not in doc.text
+    assert doc.text.index("Jane Roe") < doc.text.index("# Summary")  # where the front matter stood
+    assert doc.owner is None and doc.title == "toolbox: a package"
+    cv = tmp_path / "roe_cv.md"
+    cv.write_text('---\ntitle: CV\nauthor: "Jane Roe"\naffiliations:\n  - name: Some University\n---\n\n# Jane Roe\n\n'
+                  "Associate Professor, Some University, 2015-present\n", encoding="utf-8")
+    assert "affiliation" not in load_document(cv).text
