@@ -1,4 +1,5 @@
-"""A question naming a code-like term that no document read mentions is refused, with that term named.
+"""A question naming a code-like term that no document read mentions is refused, with that term named; one stating
+a quantity that the passage it would quote does not hold is refused too.
 
 Real parts: the packaged embedding model, FAISS and SQLite (the index's document terms), the real reader."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assistant import Assistant, build_index
-from assistant.answer.mentions import coded, unmentioned
+from assistant.answer.mentions import coded, quantities, unmentioned, unstated
 from index import Store
 
 PAPER = """# Tabular meta-learning with gradient boosting
@@ -49,3 +50,32 @@ def test_a_question_naming_what_no_document_mentions_is_refused(tmp_path: Path, 
     assert refused.abstained and "mentions “CatBoost”" in refused.notes[-1] and "boosting.md" in refused.notes[-1]
     answered = a.ask("On how many of the 20 tasks did tuned XGBoost beat its defaults?")
     assert not answered.abstained and "17" in answered.answer
+
+
+def test_quantities_a_question_states_are_numbers_after_common_words() -> None:
+    assert quantities("How many hours had he flown in the last 24 hours, at a 50% penalty, in 1970, with K = 10?") == [
+        "24", "50%", "1970", "10"]
+    # part of a name or a code, a date, a time: no quantity
+    assert quantities("How many Xbox 360 games ran on the Piper PA-22 in World War 1, version 0.20, on 11/29/2007 at 10:30?") == []
+    assert quantities("how many xbox 360 games are there") == [] and quantities("What is the capital?") == []
+
+
+def test_a_quantity_the_passage_does_not_hold_is_named() -> None:
+    texts = ["Flight Time: 2,640 hours (Total), 5 hours (Last 90 days); four passengers; lots 3, 6 and 9", "Pilot"]
+    assert unstated("How many hours in the last 90 days, of the 2640 hours?", texts) == []  # "2,640" is 2640
+    assert unstated("Were there 4 passengers in lots 3,6?", texts) == []  # a number word; a list read apart
+    assert unstated("How many hours had he flown in the 24 hours before?", texts) == ["24"]
+    assert unstated("What was the 5.5 hour total?", texts) == ["5.5"]
+
+
+def test_a_question_stating_a_quantity_its_passage_lacks_is_refused(tmp_path: Path, embedder) -> None:
+    """The near miss the rule is for: the passage gives the epochs and the batch size, the question asks about a
+    batch size of 256. Its answerable twin is still answered."""
+    path = tmp_path / "boosting.md"
+    path.write_text(PAPER, encoding="utf-8")
+    build_index([path], tmp_path / "idx", embedder=embedder)
+    a = Assistant(Store.open(tmp_path / "idx"), embedder)
+    refused = a.ask("For how many epochs was each configuration trained with batches of 256 rows?")
+    assert refused.abstained and "“256”" in refused.notes[-1]
+    answered = a.ask("For how many epochs was each configuration trained with batches of 128 rows?")
+    assert not answered.abstained and "30 epochs" in answered.answer

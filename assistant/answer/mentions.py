@@ -1,4 +1,4 @@
-"""Terms a question names that no document it reads mentions.
+"""Terms a question names that no document it reads mentions, and quantities it states that its passage does not.
 
 A question that names a code, an acronym or a product ("GPU", "PhD", "CatBoost", "eICU", "GPT-4") asks about
 that thing; when none of the documents read for it holds the term, they cannot answer it, however close a passage
@@ -18,6 +18,15 @@ when their text, title or file name holds it (`Store.docs_holding`: accent-free,
 "Ph.D." holds "PHD"), in the singular or the plural ("GNN", "GNNs"), each part of a hyphenated one ("BERT-based":
 "BERT" and "based"), each of its letter and number runs ("GPLv3": "GPL" and "3", a version's "v" aside), or, for an acronym, spelled out ("graphics processing unit" for "GPU", "University of North Carolina"
 for "UNC": function words between the initials).
+
+A number the question states as a quantity ("in the 24 hours before", "a 50% penalty", "in 1970") narrows what it
+asks: a passage that gives the hours flown in the last 90 days or a 10% penalty is a near miss, however close its
+words come. So the passage an answer would quote must hold each such number (`unstated`), in the chunk it comes
+from, its section heading or its document's title. A quantity follows a common word, a sign or nothing; a number
+after another word is part of a name ("Xbox 360", "World War 1", "version 0.20"), one glued to letters or hyphens
+part of a code ("PA-22", "COVID-19": `unmentioned`'s), and one in a date or a time ("11/29/2007", "10:30") no
+quantity. The chunk may write it with thousands separators ("2,640"), as one of
+a list ("3, 6"), or in words up to twenty and the tens ("four").
 """
 
 from __future__ import annotations
@@ -29,6 +38,14 @@ from index import Store
 from index.doc_terms import key
 from index.lexical import STOPWORDS, terms
 
+# a quantity a question states: a number standing alone, not glued to letters, hyphens, slashes or colons
+_QUANTITY = re.compile(r"(?<![\w./:-])\d+(?:[.,]\d+)*%?(?![\w/:-])")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
+_TENS = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(_UNITS)} | {w: str(30 + 10 * n) for n, w in enumerate(_TENS)}
+_WORD = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"[^\W_][\w.+'’-]*[\w+]|[^\W_]")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
@@ -109,3 +126,38 @@ def unmentioned(question: str, docs: Collection[str], store: Store | None, skip:
         return []
     texts = [t for d in sorted(wanted) if (t := store.document_text(d))]
     return [t for t in missing if not _spelled_out(t, texts)]
+
+
+def _numbers(value: str) -> list[str]:
+    """A number as its parts: thousands separators dropped ("2,640" -> "2640"), a list read apart ("3,6" -> "3",
+    "6"), a trailing stop or percent sign left out; decimals stay whole ("0.20")."""
+    value = value.rstrip("%.,")
+    if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", value):
+        return [value.replace(",", "")]
+    return [v for v in value.split(",") if v]
+
+
+def quantities(question: str) -> list[str]:
+    """The numbers `question` states as quantities (see the module docstring), as written, in order: after a
+    common word ("in the 24 hours", "a 50% penalty", "in 1970"), a sign or the start, not after another word, of
+    which it is part of a name ("Xbox 360", "Cessna 172", "World War 1", "version 0.20")."""
+    from .words import common_words
+
+    common = common_words()
+    out = []
+    for m in _QUANTITY.finditer(question):
+        before = re.search(r"([^\W\d_]+)[ \t]+$", question[: m.start()])
+        if before is None or before.group(1).lower() in common:
+            out.append(m.group())
+    return list(dict.fromkeys(out))
+
+
+def unstated(question: str, texts: Sequence[str]) -> list[str]:
+    """The quantities of `question` that none of `texts` (the passage's chunk, its section, its document's title)
+    holds, in any of the forms the module docstring lists."""
+    asked = quantities(question)
+    if not asked:
+        return []
+    held = {n for t in texts for m in _NUMBER.finditer(t) for n in _numbers(m.group())}
+    held |= {_NUMBER_WORDS[w.lower()] for t in texts for w in _WORD.findall(t) if w.lower() in _NUMBER_WORDS}
+    return [q for q in asked if not all(n in held for n in _numbers(q))]

@@ -15,7 +15,8 @@
   none, it abstains;
 - a fact question naming a term written as a code ("GPU", "CatBoost", "GPT-4") that none of the documents
   read holds is refused, and the note names the term and the documents (`mentions`): a claim of absence is
-  made only of what the index's document terms show, never a guess;
+  made only of what the index's document terms show, never a guess; so is one stating a quantity ("in the last
+  24 hours", "a 50% penalty") that the passage it would quote does not hold (`mentions.unstated`);
 - otherwise it abstains: "not found" plus the closest passages shown as related, not an answer;
 - a "who / which people" question lists every person (document owner; a document without owner by
   its title, or by its file name tagged "owner unknown" when people are listed beside it) that the fitted "who" document
@@ -47,7 +48,7 @@ from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
-from .mentions import unmentioned
+from .mentions import unmentioned, unstated
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned
@@ -309,6 +310,9 @@ class Reader:
         start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
         start, end = with_list(r, c, start, end)
         text = hit.text[start:end]
+        if stated := unstated(r.question, [hit.text, hit.section or "", hit.title or ""]):
+            return self.abstain(r, f"the passage it would quote does not hold “{stated[0]}”, which the question states",
+                                sure)
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
         if kind == "date" and asks.type_word(r.question) == "year" and not detect.has_year(text):
