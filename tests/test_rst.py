@@ -192,6 +192,28 @@ def test_a_word_every_title_shares_names_no_document(tmp_path: Path, embedder):
     assert [Path(d).name for d in res.docs] == ["args.md"] and res.by_title, res
 
 
+def test_a_which_of_question_is_scoped_by_no_title(tmp_path: Path, embedder):
+    """"Which of these papers describe an R package?" asks which documents match: "R package", one paper's title,
+    is what the others are asked about, so the question searches them all (it had searched that paper only). A
+    plain question holding the title's words is still scoped to it."""
+    from assistant import Assistant, build_index
+    from assistant.answer.resolve import resolve
+
+    docs = tmp_path / "papers"
+    docs.mkdir()
+    titles = {"causens.md": "causens: An R package for causal sensitivity analyses",
+              "slix.md": "SLIX: A Python package for light imaging", "yacht.md": "YACHT: Software for metagenomics"}
+    for name, title in titles.items():
+        (docs / name).write_text(f"---\ntitle: '{title}'\n---\n\n# Summary\n\nThe package is described here.\n")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store.close()
+    a = Assistant.open(tmp_path / "index")
+    assert resolve("Which of these papers describe an R package for causal sensitivity analyses?", a.people,
+                   a.store).docs == ()
+    res = resolve("What does the R package for causal sensitivity analyses implement?", a.people, a.store)
+    assert [Path(d).name for d in res.docs] == ["causens.md"] and res.by_title, res
+
+
 def test_one_of_two_titles_is_named_by_its_words(tmp_path: Path, embedder):
     """In a folder of two documents a title word the other title lacks is in half of the titles, and
     tells them apart: "Who wrote the Shared MIME-info Database specification?" is a fact in that

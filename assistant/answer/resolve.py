@@ -36,6 +36,10 @@ documents' people first, unless no document of the folder is a person's
 (`names_unowned`): then the person asked for is named in a text, and they are searched as for a fact; so is a list question ("What two railroads ... in Fresno?") naming one such document, whose things are in its text. The note says what was searched ("Searched Maurice Weber's documents
 (cv12_weber.pdf)", "Searched ntsb03.pdf (named by N1181Y)", "" when unscoped).
 
+A question asking which of the documents in view match ("Which of these papers describe an R package?") names
+none of them by its words: they say what the documents it asks for hold ("R package" is also one paper's title).
+It is scoped only by the people it names.
+
 Left out: nicknames, misspellings, dates written another way than in the document ("6 December
 2007" for "12/06/2007"), and lower-case place names; those questions are searched unscoped.
 """
@@ -232,6 +236,8 @@ def resolve(question: str, people: People, store: Store) -> Resolution:
         else:
             note = f"Searched the documents of {' and '.join(persons)} ({listed})"
         return Resolution(persons, docs, note, ambiguous=ambiguous)
+    if asks.listed_noun(question) == "of":
+        return Resolution()  # "Which of these papers describe an R package?": which documents, none named by it
     titled, title_words = titles_named(words, covered, store)
     if titled:
         listed = ", ".join(_base(d) for d in titled)
