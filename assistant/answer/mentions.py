@@ -22,7 +22,8 @@ for "UNC": function words between the initials).
 A number the question states as a quantity ("in the 24 hours before", "a 50% penalty", "in 1970") narrows what it
 asks: a passage that gives the hours flown in the last 90 days or a 10% penalty is a near miss, however close its
 words come. So the passage an answer would quote must hold each such number (`unstated`), in the chunk it comes
-from, its section heading or its document's title. A quantity follows a common word, a sign or nothing; a number
+from, its section heading or its document's title, or else in the rest of its section ("In 1973, ..." a few
+sentences before). A quantity follows a common word, a sign or nothing; a number
 after another word is part of a name ("Xbox 360", "World War 1", "version 0.20"), one glued to letters or hyphens
 part of a code ("PA-22", "COVID-19": `unmentioned`'s), and one in a date or a time ("11/29/2007", "10:30") no
 quantity. The chunk may write it with thousands separators ("2,640"), as one of

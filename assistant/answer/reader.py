@@ -310,7 +310,10 @@ class Reader:
         start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
         start, end = with_list(r, c, start, end)
         text = hit.text[start:end]
-        if stated := unstated(r.question, [hit.text, hit.section or "", hit.title or ""]):
+        if (stated := unstated(r.question, [hit.text, hit.section or "", hit.title or ""])) and self.store is not None:
+            # the section the chunk belongs to may say it a few sentences before ("In 1973, ..."): read it whole
+            stated = unstated(r.question, [c.text for c in self.store.chunks_of(hit.doc) if c.section == hit.section])
+        if stated:
             return self.abstain(r, f"the passage it would quote does not hold “{stated[0]}”, which the question states",
                                 sure)
         if kind == "date" and not detect.says_when(text):
