@@ -1,5 +1,6 @@
-"""A question naming a code-like term that no document read mentions is refused, with that term named; one stating
-a quantity that the passage it would quote does not hold is refused too.
+"""A question naming a code-like term that no document read mentions is refused, with that term named; so is one
+naming such a term that the section of the passage it would quote does not hold, or stating a quantity it does
+not hold.
 
 Real parts: the packaged embedding model, FAISS and SQLite (the index's document terms), the real reader."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assistant import Assistant, build_index
-from assistant.answer.mentions import coded, quantities, unmentioned, unstated
+from assistant.answer.mentions import coded, quantities, unmentioned, unsaid, unstated
 from index import Store
 
 PAPER = """# Tabular meta-learning with gradient boosting
@@ -79,3 +80,32 @@ def test_a_question_stating_a_quantity_its_passage_lacks_is_refused(tmp_path: Pa
     assert refused.abstained and "“256”" in refused.notes[-1]
     answered = a.ask("For how many epochs was each configuration trained with batches of 128 rows?")
     assert not answered.abstained and "30 epochs" in answered.answer
+
+
+REPORT = """# Sentiment models for product reviews
+
+## Training
+
+We fine-tuned a BERT classifier for 3 epochs on 12,000 reviews, with a learning rate of 2e-5.
+
+## Evaluation
+
+The CNN baseline reached 81% accuracy on the test reviews, and the logistic regression 77%.
+"""
+
+
+def test_a_term_the_passages_section_does_not_hold_is_refused(tmp_path: Path, embedder) -> None:
+    """The document holds "BERT", so the question is not refused for naming it; but the passage that would
+    answer "What accuracy did the BERT classifier reach?" is the CNN baseline's, in a section that never names
+    BERT: a near miss. The CNN question is answered from it."""
+    assert unsaid("What accuracy did the BERT classifier reach?", ["The CNN baseline reached 81% accuracy", "Evaluation"]) == ["BERT"]
+    assert unsaid("What accuracy did the CNN reach?", ["The CNN baseline reached 81% accuracy"]) == []
+    assert unsaid("What accuracy did the BERT classifier reach?", ["81%"], skip=["BERT"]) == []  # it located the document
+    path = tmp_path / "reviews.md"
+    path.write_text(REPORT, encoding="utf-8")
+    build_index([path], tmp_path / "idx", embedder=embedder)
+    a = Assistant(Store.open(tmp_path / "idx"), embedder)
+    refused = a.ask("What accuracy did the BERT classifier reach on the test reviews?")
+    assert refused.abstained and "mention “BERT”" in refused.notes[-1], refused.answer
+    answered = a.ask("What accuracy did the CNN baseline reach on the test reviews?")
+    assert not answered.abstained and "81%" in answered.answer

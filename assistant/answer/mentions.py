@@ -19,6 +19,11 @@ when their text, title or file name holds it (`Store.docs_holding`: accent-free,
 "BERT" and "based"), each of its letter and number runs ("GPLv3": "GPL" and "3", a version's "v" aside), or, for an acronym, spelled out ("graphics processing unit" for "GPU", "University of North Carolina"
 for "UNC": function words between the initials).
 
+A term the documents hold can still be missing where the answer would come from: "What accuracy did the BERT
+classifier reach?" against the CNN baseline's accuracy, in a section that never names BERT. So the passage an answer
+would quote (its chunk, section heading, document title), or else the rest of its section, must hold each such term
+(`unsaid`), the words that located the document (its title, its owner's name) aside.
+
 A number the question states as a quantity ("in the 24 hours before", "a 50% penalty", "in 1970") narrows what it
 asks: a passage that gives the hours flown in the last 90 days or a 10% penalty is a near miss, however close its
 words come. So the passage an answer would quote must hold each such number (`unstated`), in the chunk it comes
@@ -162,3 +167,16 @@ def unstated(question: str, texts: Sequence[str]) -> list[str]:
     held = {n for t in texts for m in _NUMBER.finditer(t) for n in _numbers(m.group())}
     held |= {_NUMBER_WORDS[w.lower()] for t in texts for w in _WORD.findall(t) if w.lower() in _NUMBER_WORDS}
     return [q for q in asked if not all(n in held for n in _numbers(q))]
+
+
+def unsaid(question: str, texts: Sequence[str], skip: Collection[str] = ()) -> list[str]:
+    """The code-like terms of `question` (`coded`, less `skip`: the words that located the document, its owner's
+    name) that none of `texts` holds, as `unmentioned` reads a document."""
+    from index.doc_terms import of_text
+
+    skipped = {key(s) for s in skip}
+    asked = [t for t in coded(question) if key(t) not in skipped]
+    if not asked:
+        return []
+    held = set().union(*(of_text(t) for t in texts)) if texts else set()
+    return [t for t in asked if not _held(t, held) and not _spelled_out(t, texts)]
