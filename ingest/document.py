@@ -41,8 +41,9 @@ from dataclasses import dataclass, field
 # 22: owners: a role nameparser knows word by word ("Software Engineer") is no name, bolded or not; a link's query
 # string is no handle; a title property that is the author property's name makes the page the person's; 23:
 # Markdown's template tags (Liquid, Jinja, Hugo shortcodes) are not text; 24: a paper's byline from Pandoc-style
-# front matter (authors as mappings, with their affiliations) is text
-INGEST_VERSION = 24
+# front matter (authors as mappings, with their affiliations) is text; 25: Pandoc's citations, LaTeX
+# cross-references and image markup in Markdown are not text (an image's caption is)
+INGEST_VERSION = 25
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """Markdown read as a renderer shows it: raw HTML tags and comments hidden (`strip_html`), template tags
-hidden (`strip_templates`), a definition list's term and definition on one line (`join_definitions`).
+hidden (`strip_templates`), Pandoc's citations, cross-references and image markup hidden (`strip_pandoc`), a
+definition list's term and definition on one line (`join_definitions`).
 
 Markdown lets a writer drop into HTML (`<table><tr><td>...`, `<a href="mailto:...">`, `<!-- an old entry -->`);
 a renderer shows the text between the tags and hides the tags, their attributes and the comments. Indexed
@@ -96,6 +97,36 @@ def strip_templates(text: str) -> str:
         return text
     out = list(text)
     _blank(text, _TEMPLATE, out)
+    return "".join(out)
+
+
+# Pandoc's scholarly Markdown (JOSS, R Markdown, Quarto papers): a bracketed citation ("[@menzel2020]", "[see
+# @a; @b, p. 3]", "[-@key]") and a LaTeX cross-reference ("\\label{fig:1}", "\\autoref{fig:1}"), which a renderer
+# prints as a reference number or a figure number; an image's markup around its caption ("![" and
+# "](figure.pdf){width=100%}"), of which it prints the caption alone.
+_PANDOC = re.compile(
+    r"\[(?:[^\[\]\n`@]*[\s;])?-?@[\w:.#$%&+?<>~/-]+(?:[;,][^\[\]\n`]*)?\](?![(\[])"  # a citation, not "[jroe@x.org]", "[@jroe](url)"
+    r"|\\(?:label|ref|autoref|cref|Cref|eqref|pageref)\{[^{}\n]*\}")  # a LaTeX cross-reference
+_IMAGE = re.compile(r"(!\[)(?:[^\[\]\n]|\[[^\[\]\n]*\])*(\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)(?:\{[^{}\n]*\})?)")
+
+
+def strip_pandoc(text: str) -> str:
+    """`text` with Pandoc's citations and LaTeX cross-references blanked out, and of each image its markup but
+    not its caption, outside code, the same length, every offset kept (see `_PANDOC`, `_IMAGE`): "... the corona
+    radiata [@menzel2020-NeuroImage]." reads "... the corona radiata .". A link's address stays: it can name the
+    person a page is about."""
+    if "@" not in text and "\\" not in text and "![" not in text:
+        return text
+    out = list(text)
+    _blank(text, _PANDOC, out)
+    code = _code_spans(text)
+    for m in _IMAGE.finditer(text):
+        if any(x <= m.start() < y for x, y in code):
+            continue
+        for group in (1, 2):
+            for i in range(m.start(group), m.end(group)):
+                if out[i] != "\n":
+                    out[i] = " "
     return "".join(out)
 
 

@@ -25,7 +25,7 @@ from .docx_parser import parse_docx
 from .errors import ParseError
 from .frontmatter import split_front_matter
 from .html_parser import parse_html
-from .markdown_render import join_definitions, strip_html, strip_templates
+from .markdown_render import join_definitions, strip_html, strip_pandoc, strip_templates
 from .owner import decide_owner
 from .parsed import Parsed, Parser
 from .pdf_parser import parse_pdf
@@ -92,7 +92,7 @@ def parse_markdown(path: Path, data: bytes) -> Parsed:
                 break
             shown[i] = author
         text = "\n".join(shown) + text[fm.end :]
-    return Parsed(text=join_definitions(strip_templates(strip_html(text))), markdown=True, meta_title=fm.title, meta_author=fm.author)
+    return Parsed(text=join_definitions(strip_pandoc(strip_templates(strip_html(text)))), markdown=True, meta_title=fm.title, meta_author=fm.author)
 
 
 PARSERS: dict[str, Parser] = {

@@ -697,3 +697,25 @@ def test_a_papers_byline_from_front_matter_is_text(tmp_path: Path) -> None:
     cv.write_text('---\ntitle: CV\nauthor: "Jane Roe"\naffiliations:\n  - name: Some University\n---\n\n# Jane Roe\n\n'
                   "Associate Professor, Some University, 2015-present\n", encoding="utf-8")
     assert "affiliation" not in load_document(cv).text
+
+
+def test_pandoc_citations_cross_references_and_image_markup_are_not_text(tmp_path: Path) -> None:
+    """A JOSS or R Markdown paper cites "[@key]" and refers to figures with "\\ref{figure}"; a renderer prints a
+    reference number and a figure number, and of an image its caption alone. Quoted as text they were noise
+    ("... smoothed line profile).\\label{figure}](figure_.pdf){width=100%}"). An e-mail in brackets, a handle's
+    link "[@jroe](url)" and code stay; every offset is kept."""
+    from ingest.markdown_render import strip_pandoc
+
+    text = ("The corona radiata [@menzel2020-NeuroImage] was studied [see @a; @b, p. 3] (Figure \\ref{figure}(b)).\n\n"
+            "![(a) Schematic drawing [x]. Peaks with a prominence of 8%.\\label{figure}](figure_.pdf){width=100%}\n\n"
+            "Mail [jroe@example.org](mailto:jroe@example.org), follow [@jroe](https://github.com/jroe), run `x [@y]`.\n")
+    out = strip_pandoc(text)
+    assert len(out) == len(text)
+    assert "[@" not in out.replace("[@jroe]", "").replace("[@y]", "") and "\\ref" not in out and "\\label" not in out
+    assert "(a) Schematic drawing [x]. Peaks with a prominence of 8%." in out and "figure_.pdf" not in out
+    assert "[jroe@example.org](mailto:jroe@example.org)" in out and "[@jroe](https://github.com/jroe)" in out
+    assert "`x [@y]`" in out
+    path = tmp_path / "paper.md"
+    path.write_text(text, encoding="utf-8")
+    doc = load_document(path)
+    assert "menzel2020" not in doc.text and "The corona radiata" in doc.text and "width=100%" not in doc.text
