@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 # string is no handle; a title property that is the author property's name makes the page the person's; 23:
 # Markdown's template tags (Liquid, Jinja, Hugo shortcodes) are not text; 24: a paper's byline from Pandoc-style
 # front matter (authors as mappings, with their affiliations) is text; 25: Pandoc's citations, LaTeX
-# cross-references and image markup in Markdown are not text (an image's caption is)
-INGEST_VERSION = 25
+# cross-references and image markup in Markdown are not text (an image's caption is); 26: an author list that is
+# an item of a numbered list ("1. C. Cummins, P. Petoumenos.") counts its first author
+INGEST_VERSION = 26
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Author names in a document's text: author lists ("A. Quillfeather, Bo Tran and C. Diaz") and
+"""Author names in a document's text: author lists ("A. Quillfeather, Bo Tran and C. Diaz", also as an item of
+a numbered list: "1. C. Cummins, P. Petoumenos, H. Leather.") and
 names set in bold (`**Baolin Li**`, how CV exports mark the owner inside author lists).
 
 Evidence for `ingest.owner`: the owner of a publication list recurs in its author lists far more
@@ -17,7 +18,7 @@ _INITIAL = r"[A-Z]\."
 _NAME = rf"(?:(?:{_INITIAL}\s?){{1,3}}{_WORD}(?:\s{_WORD})?|{_WORD}(?:\s(?:{_WORD}|{_INITIAL})){{1,3}})"
 _BOLD_NAME = re.compile(rf"\*\*({_NAME})\*\*")
 _AUTHOR = re.compile(
-    rf"(?:^[ \t]*(?:[-•*>][ \t]*)?|[,;:\"][*†‡]?\s*|\band\s)({_NAME})(?=[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]*\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
+    rf"(?:^[ \t]*(?:(?:[-•*>]|\d{{1,3}}[.)])[ \t]*)?|[,;:\"][*†‡]?\s*|\band\s)({_NAME})(?=[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]*\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
 )
 # Capitalised phrases that look like names in author lists but never are.
 _NOT_NAMES = re.compile(

@@ -738,3 +738,20 @@ def test_roles_searches_and_a_page_titled_by_its_author(tmp_path: Path) -> None:
         assert load_document(path).owner == owner, (name, load_document(path).owner)
     assert [n for n, _ in line_windows("I'm Dario Quillen")] == ["Dario Quillen"]  # the speaker is no name's word
     assert person_evidence("Software Engineer") == 0 and person_evidence("Dario Quillen") > 0
+
+
+def test_a_numbered_publication_list_counts_its_first_authors(tmp_path: Path) -> None:
+    """A CV that never writes its owner's name but in its publications, a numbered list whose every item opens
+    on the owner ("1. C. Cummins, P. Petoumenos, H. Leather."): the item's marker hid the first author, and the
+    advisor, last on every paper, became the owner. A paper's "[12] A. Roe, ..." reference list is not read so:
+    its first author citing their own work would become the paper's owner."""
+    from ingest.owner_authors import author_names
+
+    assert author_names("1. C. Cummins, P. Petoumenos, H. Leather. \"Deep\", (2017).\n2) C. Cummins, Z. Wang.\n") == [
+        "C. Cummins", "P. Petoumenos", "H. Leather", "C. Cummins", "Z. Wang"]
+    assert "A. Roe" not in author_names("[12] A. Roe, B. Tran, C. Diaz. Title.\n")
+    pubs = "\n".join(f"{i}. C. Cummins, P. Petoumenos, Z. Wang, H. Leather. \"Paper {i}\", (2017)." for i in range(1, 5))
+    path = tmp_path / "cummins_cv.md"  # the file name agrees with one of the four authors listed on every paper
+    path.write_text(f"---\ntitle: Curriculum Vitae\n---\n\n# Education\n\n**2019** Ph.D, Informatics.\n\n# Publications\n\n{pubs}\n",
+                    encoding="utf-8")
+    assert load_document(path).owner == "C. Cummins"
