@@ -40,10 +40,11 @@ from .answer import Answer, AnswerWriter, detect, verify_citations
 from .answer.model import ReaderModel
 from .answer.pipeline import retrieve_hits
 from .answer.reader import Reader
+from .columns import COLUMN_MARGIN, build_table
 from .followup import resolve
 from .people import People, Person
 from .settings import Settings, SettingsError
-from .table import COLUMN_MARGIN, Field, Row, Table, build_row, build_table, choose_fields, pick_people
+from .table import Field, Row, Table, build_row, choose_fields, pick_people
 from .table import Progress as TableProgress
 
 Turn = dict[str, Any] | tuple[str, str]  # {"role": ..., "content": ...} or (user, assistant)

@@ -15,27 +15,22 @@ from click.testing import CliRunner, Result
 
 from assistant.answer import Answer, Citation
 from assistant.cli import main
+from assistant.columns import COLUMN_MARGIN, RUNNING, UNSURE, against_column, key_word, passed_dates
 from assistant.people import Person
 from assistant.table import (
-    COLUMN_MARGIN,
     DEFAULT_FIELDS,
-    RUNNING,
-    UNSURE,
     Cell,
     Field,
     Row,
     Table,
     TableError,
-    against_column,
     card_text,
     cell_of,
     choose_fields,
     field_presets,
-    key_word,
     lead,
     load_fields,
     parse_field,
-    passed_dates,
     pick_people,
     table_text,
 )

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from assistant.table import UNSURE, Cell, Row, Table
+from assistant.columns import UNSURE
+from assistant.table import Cell, Row, Table
 from assistant.ui.chat import (
     answer_html,
     parse_cite,

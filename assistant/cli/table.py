@@ -40,7 +40,7 @@ def _margin(ctx: click.Context, param: click.Parameter, value: str) -> float | N
 
 
 def margin_option(f: Any) -> Any:
-    from ..table import COLUMN_MARGIN
+    from ..columns import COLUMN_MARGIN
 
     return click.option("--column-margin", "margin", default=str(COLUMN_MARGIN), show_default=True,
                         metavar="LOGITS|off", callback=_margin, help=MARGIN_HELP)(f)

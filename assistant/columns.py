@@ -1,0 +1,156 @@
+"""A table read column by column: the other people's answers to the same question show its scale.
+
+`build_table` builds a `table.Table` row by row (`table.build_row`: each field's question asked about each person)
+and then reads each column as a whole (`against_column`): a cell far less sure than the same field's other cells is
+left empty, so is one whose passage lacks the word the column's surest answers hold (a PhD question answered from a
+bachelor's line: `key_word`), so is a period still running in a column of dates that have passed (a PhD student's
+"2022 - present" for the year of the PhD: `passed_dates`), and one the reader left empty though it is about as sure
+as them is asked again and filled. The reader's confidence is on a different scale for each question (a PhD
+question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from
+the job line, below the reader's own threshold). A profile, one row, has no column to be read against.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Collection, Sequence
+
+from index.lemmas import lemmas
+from index.lexical import STOPWORDS
+
+from .answer.model import logit
+from .answer.present import open_range
+from .people import Person
+from .table import NAME, Ask, Cell, Field, Progress, Row, Table, build_row, cell_of
+
+# A filled cell whose confidence is more than COLUMN_MARGIN logits below the median of its column's filled
+# cells is left empty, when the column has at least COLUMN_ROWS of them. Fitted on the table's tune people
+# (bench/questions/table.jsonl), in logits of the answers' calibrated confidence (`ReaderModel.sure`): right
+# cells lie at most 0.31 below their column's median, the answers to a field the CV does not give 0.76 to 2.3
+# below it; 0.6 is inside that gap (before calibration: 0.54, 1.3 to 4, and a margin of 1.0). 3 cells are the
+# fewest whose median is one of them; on every 3 of the 9 tune people, the rule empties 1.5 wrong or not-given
+# cells per table for 0.1 right one. See docs/measured.md.
+COLUMN_MARGIN = 0.6
+COLUMN_ROWS = 3
+UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell left empty by against_column
+# A column's key word: a word of its question (less function words and the person's name) that at least
+# KEY_SHARE of its surest cells (the surest third, at least COLUMN_ROWS) hold in their quote or section; of
+# several, the one fewest of the column's filled cells hold. A cell whose passage lacks it is left empty.
+# The surest answers to "What are {name}'s research interests?" quote "Research Interests" lines, the answers
+# from a CV without them quote a job line with "research" in it; "PhD" lines against bachelor's lines. A
+# column's key word holds for every column whose question asks it too ("PhD": institution and year). The two
+# constants are structural, not fitted: see docs/measured.md ("A column's key word").
+KEY_SHARE = 0.75
+KEY_PART = 1 / 3
+# A column of dates that have passed: when at least KEY_SHARE of its filled cells give a value holding a year
+# and no more than the rest of them a period still running (`present.open_range`), a
+# cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
+# under way) is left empty. A column whose answers run to the present ("When did he join ...?") keeps them.
+RUNNING = "a period still running, where this field's other answers are dates that have passed"
+_YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
+
+
+def _held(cell: Cell) -> set[str]:
+    """The lemmas of a filled cell's passage as the reader sees it: its quote and section."""
+    c = cell.citation
+    return lemmas(f"{c.quote} {c.section or ''}") if c is not None else set()
+
+
+def _lacks(cell: Cell, keys: Collection[str]) -> str:
+    """The first of `keys` that the passage of `cell` does not hold, else ""."""
+    held = _held(cell)
+    return next((k for k in sorted(keys) if k not in held), "")
+
+
+def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> str:
+    """The word a passage answering `field` holds, by the column's own surest answers (see KEY_SHARE): a
+    word of the question (not a function word, not the name) held by at least KEY_SHARE of the surest third
+    of `cells` (at least `min_rows` of them), the one fewest of `cells` hold when there are several. ""
+    when there is none (an e-mail address or an employer's name holds no word of its question), or fewer
+    than `min_rows` filled cells with a confidence."""
+    surest = [_held(c) for c in _surest(cells, min_rows)]
+    if not surest:
+        return ""
+    held = [_held(c) for c in cells if c.citation is not None and c.confidence is not None]
+    asked = lemmas(field.question.replace(NAME, " ")) - STOPWORDS
+    keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)]
+    return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
+
+
+def _surest(cells: Sequence[Cell], min_rows: int) -> list[Cell]:
+    """The surest third of the filled cells of a column that carry a confidence (at least `min_rows`), or []
+    when fewer than `min_rows` are filled."""
+    filled = sorted((c for c in cells if c.citation is not None and c.confidence is not None),
+                    key=lambda c: -(c.confidence or 0.0))
+    return filled[: max(min_rows, math.ceil(len(filled) * KEY_PART))] if len(filled) >= min_rows else []
+
+
+def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
+    """Are a column's answers dates that have passed (see RUNNING)?"""
+    filled = [c for c in cells if c.citation is not None and c.confidence is not None]
+    if len(filled) < min_rows:
+        return False
+    dated = sum(bool(_YEAR.search(c.value)) for c in filled)
+    running = sum(open_range(c.value) for c in filled)
+    return dated >= KEY_SHARE * len(filled) and running <= (1 - KEY_SHARE) * len(filled)
+
+
+def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS,
+                   reask: Ask | None = None) -> Table:
+    """`table` with each column read as a whole: a cell is filled when its confidence lies within `margin`
+    logits of the median of its column's filled cells, and its passage holds the column's `key_word` (if it
+    has one). A filled cell further below is left empty (its confidence kept, `note` UNSURE), as is one
+    whose passage lacks the key word (`note` says so); with `reask` (the question answered at any
+    answerability, e.g. `Assistant.ask(q, threshold=0)`), a cell the reader left empty though it lies within
+    the margin is asked again and filled with that answer, unless the answer still abstains (a date question
+    whose passage holds no date) or lacks the key word. A column with fewer than `min_rows` filled cells
+    that carry a confidence is left as it is."""
+    rows = [list(r.cells) for r in table.rows]
+    found = {key_word(f, [r[j] for r in rows], min_rows) for j, f in enumerate(table.fields)} - {""}
+    for j, fld in enumerate(table.fields):
+        sure = [logit(c.confidence) for r in rows if (c := r[j]).citation is not None and c.confidence is not None]
+        if len(sure) < min_rows:
+            continue
+        floor = statistics.median(sure) - margin
+        # its own key word, and another column's that its question asks too ("PhD" for the PhD's year, read from
+        # the PhD institution column when the year's surest answers include a bachelor's line)
+        keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
+        passed = passed_dates([r[j] for r in rows], min_rows)
+
+        for i, r in enumerate(rows):
+            c = r[j]
+            if c.confidence is None or c.note:
+                continue
+            if c.citation is not None and logit(c.confidence) < floor:
+                r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
+            elif c.citation is not None and (key := _lacks(c, keys)):
+                r[j] = Cell(c.field, confidence=c.confidence,
+                            note=f"from a passage without “{key}”, a word the table's surest answers hold")
+            elif c.citation is not None and passed and open_range(c.value):
+                r[j] = Cell(c.field, confidence=c.confidence, note=RUNNING)
+            elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
+                row = table.rows[i]
+                again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
+                if again.citation is not None and not _lacks(again, keys) and not (passed and open_range(again.value)):
+                    r[j] = again
+    return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
+
+
+def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], progress: Progress | None = None,
+                margin: float | None = COLUMN_MARGIN, reask: Ask | None = None) -> Table:
+    """A row per person of `people`, a cell per field, each column then read as a whole with
+    `against_column(margin, reask=reask)` (None: every answer kept; see the module docstring)."""
+    total = len(people) * len(fields)
+    done = 0
+
+    def step(what: str) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total, what)
+
+    rows = tuple(build_row(ask, p, fields, step) for p in people)
+    table = Table(tuple(fields), rows)
+    return table if margin is None else against_column(table, margin, reask=reask)
