@@ -38,7 +38,7 @@ a list ("3, 6"), or in words up to twenty and the tens ("four").
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from index import Store
 from index.doc_terms import key
@@ -180,3 +180,17 @@ def unsaid(question: str, texts: Sequence[str], skip: Collection[str] = ()) -> l
         return []
     held = set().union(*(of_text(t) for t in texts)) if texts else set()
     return [t for t in asked if not _held(t, held) and not _spelled_out(t, texts)]
+
+
+def unheld(question: str, near: Sequence[str], section: Callable[[], Sequence[str]], skip: Collection[str] = ()) -> str:
+    """Why `question` cannot be answered from a passage (`near`: its chunk, section heading and document title),
+    or "": a quantity it states (`unstated`) or a code-like term it names (`unsaid`, `skip` aside) that neither
+    the passage nor the rest of its section holds (`section()`: the section's chunks, read only when needed)."""
+    if not unstated(question, near) and not unsaid(question, near, skip):
+        return ""
+    wider = [*section(), *near[1:]]
+    if stated := unstated(question, wider):
+        return f"the passage it would quote does not hold “{stated[0]}”, which the question states"
+    if missing := unsaid(question, wider, skip):
+        return f"the passage it would quote does not mention “{missing[0]}”, which the question asks about"
+    return ""

@@ -17,7 +17,7 @@
   read holds is refused, and the note names the term and the documents (`mentions`): a claim of absence is
   made only of what the index's document terms show, never a guess; so is one stating a quantity ("in the last
   24 hours", "a 50% penalty") or a term written as a code that the passage it would quote and its section do not
-  hold (`mentions.unstated`, `mentions.unsaid`);
+  hold (`mentions.unheld`);
 - otherwise it abstains: "not found" plus the closest passages shown as related, not an answer;
 - a "who / which people" question lists every person (document owner; a document without owner by
   its title, or by its file name tagged "owner unknown" when people are listed beside it) that the fitted "who" document
@@ -49,7 +49,7 @@ from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
-from .mentions import unmentioned, unsaid, unstated
+from .mentions import unheld, unmentioned
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned
@@ -311,20 +311,9 @@ class Reader:
         start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
         start, end = with_list(r, c, start, end)
         text = hit.text[start:end]
-        if (stated := unstated(r.question, [hit.text, hit.section or "", hit.title or ""])) and self.store is not None:
-            # the section the chunk belongs to may say it a few sentences before ("In 1973, ..."): read it whole
-            stated = unstated(r.question, [c.text for c in self.store.chunks_of(hit.doc) if c.section == hit.section])
-        if not stated and self.store is not None:
-            near = [hit.text, hit.section or "", hit.title or ""]
-            skip = [*owners, *(w for h in r.hits for w in (h.title or "").split())]
-            if unsaid(r.question, near, skip):
-                near = [c.text for c in self.store.chunks_of(hit.doc) if c.section == hit.section] + near[1:]
-                if missing := unsaid(r.question, near, skip):
-                    return self.abstain(r, f"the passage it would quote does not mention “{missing[0]}”, which the "
-                                           "question asks about", sure)
-        if stated:
-            return self.abstain(r, f"the passage it would quote does not hold “{stated[0]}”, which the question states",
-                                sure)
+        skip = [*owners, *(w for h in r.hits for w in (h.title or "").split())]
+        if why := unheld(r.question, [hit.text, hit.section or "", hit.title or ""], lambda: self._section(hit), skip):
+            return self.abstain(r, why, sure)
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
         if kind == "date" and asks.type_word(r.question) == "year" and not detect.has_year(text):
@@ -365,6 +354,13 @@ class Reader:
         else:
             answer = f"{body} [1]"
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=sure)
+
+    def _section(self, hit: Hit) -> list[str]:
+        """The texts of the chunks of `hit`'s section, which may say a few sentences before the chunk what the
+        question states ("In 1973, ..."); just the chunk's without a store."""
+        if self.store is None:
+            return [hit.text]
+        return [c.text for c in self.store.chunks_of(hit.doc) if c.section == hit.section]
 
     def _named_document(self, r: Reading, hit: Hit) -> tuple[str, str] | None:
         """`titles.document_asked` for the document of `hit`, read whole from the store. A person's document
