@@ -69,17 +69,18 @@ def strip_html(text: str) -> str:
     return "".join(out)
 
 
-def _blank(text: str, pattern: re.Pattern[str], out: list[str]) -> list[re.Match[str]]:
-    """Blank out in `out` (the characters of `text`) each match of `pattern` outside code, its line breaks
-    kept; the matches blanked."""
+def _blank(text: str, pattern: re.Pattern[str], out: list[str], groups: tuple[int, ...] = (0,)) -> list[re.Match[str]]:
+    """Blank out in `out` (the characters of `text`) each match of `pattern` outside code (of each, the spans of
+    `groups`: the whole match by default), its line breaks kept; the matches blanked."""
     code = _code_spans(text)
     done = []
     for m in pattern.finditer(text):
         if any(x <= m.start() < y for x, y in code):
             continue
-        for i in range(m.start(), m.end()):
-            if out[i] != "\n":
-                out[i] = " "
+        for g in groups:
+            for i in range(m.start(g), m.end(g)):
+                if out[i] != "\n":
+                    out[i] = " "
         done.append(m)
     return done
 
@@ -119,14 +120,7 @@ def strip_pandoc(text: str) -> str:
         return text
     out = list(text)
     _blank(text, _PANDOC, out)
-    code = _code_spans(text)
-    for m in _IMAGE.finditer(text):
-        if any(x <= m.start() < y for x, y in code):
-            continue
-        for group in (1, 2):
-            for i in range(m.start(group), m.end(group)):
-                if out[i] != "\n":
-                    out[i] = " "
+    _blank(text, _IMAGE, out, groups=(1, 2))  # "![" and "](file){size}": the caption between stays
     return "".join(out)
 
 
