@@ -13,13 +13,13 @@ the job line, below the reader's own threshold). A profile, one row, has no colu
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from collections.abc import Collection, Sequence
 
 from index.lemmas import lemmas
 from index.lexical import STOPWORDS
 
+from .answer.detect import has_year
 from .answer.model import logit
 from .answer.present import open_range
 from .people import Person
@@ -49,7 +49,6 @@ KEY_PART = 1 / 3
 # cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
 # under way) is left empty. A column whose answers run to the present ("When did he join ...?") keeps them.
 RUNNING = "a period still running, where this field's other answers are dates that have passed"
-_YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d(?!\d)")
 
 
 def _held(cell: Cell) -> set[str]:
@@ -92,7 +91,7 @@ def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
     filled = [c for c in cells if c.citation is not None and c.confidence is not None]
     if len(filled) < min_rows:
         return False
-    dated = sum(bool(_YEAR.search(c.value)) for c in filled)
+    dated = sum(has_year(c.value) for c in filled)
     running = sum(open_range(c.value) for c in filled)
     return dated >= KEY_SHARE * len(filled) and running <= (1 - KEY_SHARE) * len(filled)
 
