@@ -41,8 +41,10 @@ import re
 from collections.abc import Callable, Collection, Sequence
 
 from index import Store
-from index.doc_terms import key
+from index.doc_terms import key, of_text
 from index.lexical import STOPWORDS, terms
+
+from .words import common_words
 
 # a quantity a question states: a number standing alone, not glued to letters, hyphens, slashes or colons
 _QUANTITY = re.compile(r"(?<![\w./:-])\d+(?:[.,]\d+)*%?(?![\w/:-])")
@@ -147,8 +149,6 @@ def quantities(question: str) -> list[str]:
     """The numbers `question` states as quantities (see the module docstring), as written, in order: after a
     common word ("in the 24 hours", "a 50% penalty", "in 1970"), a sign or the start, not after another word, of
     which it is part of a name ("Xbox 360", "Cessna 172", "World War 1", "version 0.20")."""
-    from .words import common_words
-
     common = common_words()
     out = []
     for m in _QUANTITY.finditer(question):
@@ -172,8 +172,6 @@ def unstated(question: str, texts: Sequence[str]) -> list[str]:
 def unsaid(question: str, texts: Sequence[str], skip: Collection[str] = ()) -> list[str]:
     """The code-like terms of `question` (`coded`, less `skip`: the words that located the document, its owner's
     name) that none of `texts` holds, as `unmentioned` reads a document."""
-    from index.doc_terms import of_text
-
     skipped = {key(s) for s in skip}
     asked = [t for t in coded(question) if key(t) not in skipped]
     if not asked:
