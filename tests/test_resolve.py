@@ -270,3 +270,49 @@ def test_who_question_nobody_matches_abstains_and_a_real_match_is_listed(real):
         assert "(3 profiles and 4 other documents searched)" in a.answer, a.answer
     a = real.ask("Who has worked at Together AI?")
     assert not a.abstained and a.people and a.people[0].name == "Maurice Weber", a.answer
+
+
+def test_a_person_named_in_every_publication_is_searched_also_without_the_name(tmp_path: Path, embedder):
+    """A CV lists its owner in each publication and talk, and its title names them. Inside that person's documents
+    the name says where to look, not what for: searched with the name, "When did Jane Q. Doe get her PhD?" ranked
+    short sections (their text little more than the title's name) and the publications above the Education
+    entry, 8th here (13th in a real CV); the hits now take turns with the same search without the name and its
+    initial, where it is first."""
+    from assistant import Assistant, build_index
+
+    docs = tmp_path / "cvs"
+    docs.mkdir()
+    topics = ["syntax priming", "reading times", "corpus frequency", "second language", "word order",
+              "eye tracking", "rating tasks", "agreement errors", "relative clauses", "code switching",
+              "prosody", "lexical access", "sentence processing", "learner corpora", "verb bias", "ellipsis"]
+    pubs = "\n\n".join(f"- Doe, Jane Q. and R. Roe ({2010 + i % 12}). Experiments on {t} with Jane Q. Doe's "
+                       f"materials. *Journal of Language Studies* {i + 3}." for i, t in enumerate(topics))
+    talks = "\n\n".join(f"- Doe, J. Q. ({2012 + i % 10}). Talk on {t}, by Jane Q. Doe. Linguistics Colloquium."
+                        for i, t in enumerate(topics))
+    (docs / "doe_cv.md").write_text(
+        "---\ntitle: Curriculum Vitae — Jane Q. Doe\nemail: jqdoe@example.edu\n---\n\n"
+        "# Grants\n\n## External\n\n- 2017. A writing program.\n\n## Internal\n\n- 2015. Summer stipend.\n\n"
+        "# Teaching\n\n## Graduate\n\n## Undergraduate\n\n- Syntax\n\n# Service\n\n- Reviewer\n\n"
+        "## Advising\n\n- Two theses\n\n# Scholarship\n\n## Books\n\n## Software\n\n- An R package\n\n"
+        "# Professional development\n\n- A workshop\n\n# Publications\n\n" + pubs
+        + "\n\n# Presentations\n\n" + talks
+        + "\n\n# Education\n\nPhD Linguistics & Cognitive Science, 2004-2009\nUniversity of Arizona\n\n"
+        "MA Hispanic Linguistics, 2001-2004\nUniversity of Arizona\n", encoding="utf-8")
+    for i, name in enumerate(["Richard Roe", "Mary Major", "John Stiles", "Ann Other", "Paul Poe", "Lena Lane"]):
+        (docs / f"cv{i}.md").write_text(f"# {name}\n\nResearcher at Acme since 2019. PhD student advisor.\n\n"
+                                        f"# Education\n\nPhD in Physics, 201{i}\n\nMentored PhD students in "
+                                        f"{topics[i]}.\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store.close()
+    a = Assistant.open(tmp_path / "index")
+    q = "When did Jane Q. Doe get her PhD?"
+    res = resolve(q, a.people, a.store)
+    assert res.persons == ("Jane Q. Doe",), res
+    named = a.searcher.search(q, 5, docs=list(res.docs))
+    assert not any("PhD Linguistics" in h.text for h in named)  # what the search with the name alone returns
+    hits, _ = scoped_retrieve(a.searcher, a.people, res, q, 5, person_k=5)
+    assert len(hits) == 5 and all(h.doc in res.docs for h in hits)
+    assert any("PhD Linguistics" in h.text for h in hits[:2]), [h.section for h in hits]
+    assert hits[0].chunk_id == named[0].chunk_id  # the search with the name still leads
+    answer = a.ask(q)
+    assert not answer.abstained and "2004-2009" in answer.answer, answer.answer

@@ -236,14 +236,17 @@ def without_titles(question: str, titles: Sequence[str], whole: frozenset[str] =
     return text if any(c.isalpha() for c in text) else question
 
 
-def without_names(question: str, names: Sequence[str]) -> str:
-    """`question` without the words (and possessives) of `names`, compared case- and accent-free;
+def without_names(question: str, names: Sequence[str], initials: bool = False) -> str:
+    """`question` without the words (and possessives) of `names`, compared case- and accent-free, and with
+    `initials` also without a capital letter standing for one of their words ("C." in "Jerid C. Francom");
     the question itself when nothing else would be left."""
     words = {fold(w) for name in names for w in owner_tokens(name)}
     if not words:
         return question
+    letters = {fold(w)[:1] for name in names for w in name.split()} - {""} if initials else set()
     out = _POSSESSIVE.sub(lambda m: "" if fold(m.group(1)) in words else m.group(0), question)
-    out = " ".join(w for w in out.split() if fold(w.strip(".,;:?!\"'()")) not in words)
+    out = " ".join(w for w in out.split() if fold(w.strip(".,;:?!\"'()")) not in words
+                   and not (len(w.rstrip(".,")) == 1 and w[0].isupper() and fold(w[0]) in letters))
     return out if any(c.isalpha() for c in out) else question
 
 

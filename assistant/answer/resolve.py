@@ -52,6 +52,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 from index import Hit, Searcher, Store
@@ -304,6 +305,8 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     want = max(k, person_k) if resolution.persons else k
     # The naming words stay in the query: dropping them inside the scope was measured worse.
     scoped = searcher.search(question, want, docs=list(resolution.docs))
+    if resolution.persons:
+        scoped = _with_bare(searcher, scoped, question, resolution, want)
     if resolution.persons and (kind := asks.asked(question)) in detect.SHAPED:  # an address
         scoped = look_through(searcher.store, scoped, resolution.docs, lambda text: bool(shapes(kind, text)))
     elif resolution.persons and present.asks_now(question):  # an entry still running
@@ -319,6 +322,27 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     merged = scoped[: max(k - reserve, k - len(rest))] if len(scoped) >= k else scoped
     merged = merged + rest[: k - len(merged)]
     return [replace(h, rank=i) for i, h in enumerate(merged, 1)], resolution.note
+
+
+def _with_bare(searcher: Searcher, scoped: list[Hit], question: str, resolution: Resolution, want: int) -> list[Hit]:
+    """`scoped` taking turns with the hits of the same search without the names of the people it is about
+    (`features.without_names`, initials too), `want` in all. In a CV that lists its owner in every
+    publication, "When did Jerid C. Francom get their PhD?" finds the publications first and the Education
+    entry 13th; without the name, 2nd. With it, the header that names the person and says what they do now
+    is found, so both searches count."""
+    from .features import without_names
+
+    bare = without_names(question, list(resolution.persons), initials=True)
+    if bare == question:
+        return scoped
+    seen: set[str] = set()
+    mixed: list[Hit] = []
+    for pair in zip_longest(scoped, searcher.search(bare, want, docs=list(resolution.docs))):
+        for h in pair:
+            if h is not None and h.chunk_id not in seen:
+                seen.add(h.chunk_id)
+                mixed.append(h)
+    return [replace(h, rank=i) for i, h in enumerate(mixed[:want], 1)]
 
 
 LOOK_CHUNKS = 3  # chunks `look_through` adds per document
