@@ -20,7 +20,7 @@ from ingest.addresses import shapes
 from .addresses import SHAPED
 from .asks import AUX, TOKENS, type_word
 from .entities import JOINERS, MONTHS, entities, is_title, kind_of, other, single_names
-from .present import OPEN_END
+from .present import DASH, OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
@@ -138,7 +138,7 @@ def _spans(kind: str, text: str, exclude: frozenset[str]) -> list[tuple[int, int
 
 # what joins the two ends of a period ("August 2006–October 2010", "2019 to 2021"); the open end of one
 # that has not ended ("Sep 2019 - present") is `present.OPEN_END`
-_RANGE_JOIN = re.compile(r"\s*(?:[-‐‑‒–—]|to|until|till|through|thru)\s*", re.IGNORECASE)
+_RANGE_JOIN = re.compile(rf"\s*(?:{DASH}|to|until|till|through|thru)\s*", re.IGNORECASE)
 
 
 # the word before a year that is part of its date: a month, or a season (a closed class of English as the

@@ -26,8 +26,11 @@ _PRESENT = re.compile(r"(\w*)\W*\bpresent\b", re.IGNORECASE)  # with the word be
 # form of "be" the adjective ("He was present at the test"): closed classes of English, like the words for now
 _BEFORE_VERB = frozenset(["we", "i", "they", "you", "he", "she", "also", "here", "will", "can", "shall", "may", "then",
                           "is", "are", "was", "were", "be", "been", "being"])
+# a dash between a period's ends: a hyphen, an en or em dash, or what TeX and Pandoc's Markdown type for them
+# ("2021--present", "Aug. 2021 -- today")
+DASH = r"(?:-{1,3}|[‐‑‒–—])"
 # the open end of a period that has not ended ("Sep 2019 - present"); `detect` keeps it with the period
-OPEN_END = re.compile(r"\s*[-‐‑‒–—]\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
+OPEN_END = re.compile(rf"\s*{DASH}\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
 _MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
 _OPEN_RANGE = re.compile(rf"{_MONTH_YEAR}{OPEN_END.pattern}|\bsince[ \t]+{_MONTH_YEAR}", re.IGNORECASE)
 # or by leaving its end blank: "(August 2026– )", "2021 -" ending its line or before a separator ("2014- :
@@ -36,12 +39,12 @@ _OPEN_RANGE = re.compile(rf"{_MONTH_YEAR}{OPEN_END.pattern}|\bsince[ \t]+{_MONTH
 # ... or by a dash written against the year, then the entry ("2024-        ACME, Senior engineer": a plain-text
 # résumé's columns, the end column left blank; the cleaner keeps one of the spaces); "2019 – PhD", with a space
 # before the dash, is a date and a separator
-_BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*[-‐‑‒–—][ \t]*(?:[)\]:|]|$(?![\r\n]+[ \t]*(?:[A-Za-z]{{3,9}}\.?,?[ \t]+)?\d))"
-                        rf"|\b{_MONTH_YEAR}[-‐‑‒–—][ \t]+(?=[^\W\d_])", re.MULTILINE)
+_BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*{DASH}[ \t]*(?:[)\]:|]|$(?![\r\n]+[ \t]*(?:[A-Za-z]{{3,9}}\.?,?[ \t]+)?\d))"
+                        rf"|\b{_MONTH_YEAR}{DASH}[ \t]+(?=[^\W\d_])", re.MULTILINE)
 
 
 # a period with both ends written: "September 2020 - November 2020", "2016 – 2020"
-_CLOSED_RANGE = re.compile(rf"{_MONTH_YEAR}[ \t]*[-‐‑‒–—][ \t]*{_MONTH_YEAR}", re.IGNORECASE)
+_CLOSED_RANGE = re.compile(rf"{_MONTH_YEAR}[ \t]*{DASH}[ \t]*{_MONTH_YEAR}", re.IGNORECASE)
 
 
 def asks_now(question: str) -> bool:
