@@ -774,11 +774,16 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
     for running in ("2021–Present", "June 2011–present", "Oct. 2024 - PRESENT", "(since 2025)", "2016–current",
                     "Assistant Professor (August 2026– )", "Analyst, Acme 2021 –\nLeading the data team",
                     "Aug, 1990–\nPresent", "2014- : Associate Professor of Sociology",
-                    "2024- CROWDSTRIKE Senior SE", "2010– Editor-in-chief, Some Yearbook"):
+                    "2024- CROWDSTRIKE Senior SE", "2010– Editor-in-chief, Some Yearbook",
+                    "*Aug. 2021 -- today*", "2019 --- present"):  # TeX's and Pandoc's dashes typed as hyphens
         assert present.open_range(running) and present.says_now(running), running
     for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020", "Analyst 2019 –\n2021",
-                  "Analyst 2019 –\nJan. 2021", "pages 12-", "2019 – PhD, Some University", "2018-2023 SALSIFY"):
+                  "Analyst 2019 –\nJan. 2021", "pages 12-", "2019 – PhD, Some University", "2018-2023 SALSIFY",
+                  "Sep. 2016 -- Aug. 2018", "pages 12--15"):
         assert not present.open_range(ended), ended
+    assert present.ended("Sep. 2016 -- Aug. 2018") and present.ended("2019---2021")
+    line = "PhD Linguistics   2004--2009"
+    assert detect.phrase("date", line) == (line.index("2004"), len(line))  # the whole period
     assert present.says_now("I am currently a tutor") and not present.says_now("Sep 2016 - Aug 2018")
     # "present" the adjective or noun speaks of now; the verb after a subject or an auxiliary does not
     assert present.says_now("At present she leads the lab") and present.says_now("Present position")
@@ -1480,3 +1485,63 @@ def test_a_question_asking_for_a_year_is_refused_from_a_passage_without_one(tmp_
     assert refused.abstained and "holds no year" in refused.notes[-1]
     joined = doe.ask("In what year did Ron Doe join Cinch Financial?")
     assert not joined.abstained and "2016" in joined.answer
+
+
+def test_a_when_question_quotes_a_likely_passage_that_says_when(tmp_path_factory, embedder):
+    """"When did Egor Roe get their PhD?": the likeliest passage ("... got my PhD from the University of
+    Groningen") says no date, and the answer was refused for want of one, while the Education entry a little less
+    likely ("University of Groningen, `2019-2023` / PhD, ...") gives it. A "When ...?" answer now comes from the
+    likeliest passage that says when, among those at least half as likely as the best."""
+    from assistant import Assistant, build_index
+
+    docs = tmp_path_factory.mktemp("when")
+    (docs / "roe_cv.md").write_text(
+        "# Egor Roe\n\n## Profile\n\nI have formal education in applied mathematics and physics (BSc + MSc), one "
+        "year of full-time extracurricular education in computer science, a PhD in biophysics and structural "
+        "biology, and 8 years of computational lab experience.\n\n## Career\n\nI have been roughly 8 years in "
+        "science, working with membrane proteins and their structure.\n\nHave mainly worked at the Moscow Institute "
+        "of Physics and Technology, and got my PhD from the University of Groningen. Also, I have worked at many "
+        "synchrotrons, and was a visiting research assistant at the University of Southern California.\n\n"
+        "## Education\n\nMoscow Institute of Physics and Technology, `2013-2017`\nBSc in applied mathematics and "
+        "physics\n\nComputer Science Center, `2020-2022`\nFull-time extracurricular education in computer science: "
+        "Python, C++, Algorithms and Data Structures\n\nUniversity of Groningen, `2019-2023`\nPhD, diploma on \"On "
+        "the methods of studying protein-ligand interaction dynamics\"\n", encoding="utf-8")
+    (docs / "doe_cv.md").write_text("# Jane Doe\n\nData scientist at Acme since 2020.\n\n## Education\n\nPhD in "
+                                    "Statistics, Example University, 2018\n", encoding="utf-8")
+    folder = tmp_path_factory.mktemp("when-index")
+    store, _ = build_index([docs], folder, embedder=embedder)
+    store.close()
+    assistant = Assistant.open(folder)
+    a = assistant.ask("When did Egor Roe get their PhD?")
+    assert not a.abstained and a.fact == "2019-2023" and "PhD, diploma" in a.citations[0].quote, a.answer
+    _quotes_exact(assistant, a)
+    assert assistant.ask("When did Jane Doe get her PhD?").fact == "2018"
+
+
+def test_a_question_stating_years_quotes_a_likely_passage_that_holds_them(tmp_path_factory, embedder):
+    """"Which company employed Kim Lee from 2014 to 2016?": the likeliest entry is the next job ("02.2016 -
+    02.2017 Hewlett-Packard"), which lacks 2014, so the answer was refused; the entry holding both years, a little
+    less likely, answers. A year in a date written with dots ("06.2014") is held."""
+    from assistant import Assistant, build_index
+    from assistant.answer.mentions import unstated
+
+    assert unstated("Who employed her from 2014 to 2016?", ["06.2014 - 02.2016 Zylia"]) == []
+    assert unstated("What happened in the 24 hours before?", ["24.5 hours"]) == ["24"]  # a decimal stays whole
+    docs = tmp_path_factory.mktemp("years")
+    (docs / "lee_cv.md").write_text(
+        "## Kim Lee\n\n### C++/Python Software Engineer\n\nSoftware developer with 5 years of professional "
+        "experience with software architecture, C++, Python and algorithms design.\n\n### Experience\n\n"
+        "#### 02.2017 - present Sabre\n\n*Software Engineer*\n\n+ Airline reservation system in C++.\n\n"
+        "#### 02.2016 - 02.2017 Hewlett-Packard Enterprise\n\n*Designer / Backend C++ Developer*\n\n"
+        "+ Development of airlines reservation system in C++.\n+ Workflow automation in Python / Bash.\n\n"
+        "#### 06.2014 - 02.2016 Zylia\n\n*Research & Development Software Engineer*\n\n"
+        "+ Set-top-box operating system development in C++.\n\n### Education\n\n#### 2009 - 2014 Poznan "
+        "University of Technology\n\nMSc in Computer Science\n", encoding="utf-8")
+    (docs / "doe_cv.md").write_text("# Jane Doe\n\nData scientist at Acme since 2020.\n", encoding="utf-8")
+    folder = tmp_path_factory.mktemp("years-index")
+    store, _ = build_index([docs], folder, embedder=embedder)
+    store.close()
+    assistant = Assistant.open(folder)
+    a = assistant.ask("Which company employed Kim Lee from 2014 to 2016?")
+    assert not a.abstained and "Zylia" in a.citations[0].quote and "Hewlett" not in a.citations[0].quote, a.answer
+    _quotes_exact(assistant, a)

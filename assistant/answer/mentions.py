@@ -32,7 +32,7 @@ sentences before). A quantity follows a common word, a sign or nothing; a number
 after another word is part of a name ("Xbox 360", "World War 1", "version 0.20"), one glued to letters or hyphens
 part of a code ("PA-22", "COVID-19": `unmentioned`'s), and one in a date or a time ("11/29/2007", "10:30") no
 quantity. The chunk may write it with thousands separators ("2,640"), as one of
-a list ("3, 6"), or in words up to twenty and the tens ("four").
+a list ("3, 6"), in words up to twenty and the tens ("four"), or, a year, in a date written with dots ("06.2014").
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from .words import common_words
 # a quantity a question states: a number standing alone, not glued to letters, hyphens, slashes or colons
 _QUANTITY = re.compile(r"(?<![\w./:-])\d+(?:[.,]\d+)*%?(?![\w/:-])")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
           "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 _TENS = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
@@ -165,6 +166,9 @@ def unstated(question: str, texts: Sequence[str]) -> list[str]:
     if not asked:
         return []
     held = {n for t in texts for m in _NUMBER.finditer(t) for n in _numbers(m.group())}
+    # a date written with dots ("06.2014", "2021.10"): its year is held too
+    held |= {n for t in texts for m in _NUMBER.finditer(t) if "." in m.group()
+             for n in m.group().split(".") if _YEAR.fullmatch(n)}
     held |= {_NUMBER_WORDS[w.lower()] for t in texts for w in _WORD.findall(t) if w.lower() in _NUMBER_WORDS}
     return [q for q in asked if not all(n in held for n in _numbers(q))]
 

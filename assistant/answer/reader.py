@@ -49,7 +49,7 @@ from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
-from .mentions import unheld, unmentioned
+from .mentions import quantities, unheld, unmentioned, unstated
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned
@@ -65,6 +65,9 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
 
 # which questions the reading model reads: every one, or the fact questions about documents of no person
 READ_FOR = ("unowned", "all")
+# a "When ...?" answer, or one to a question stating a quantity, may come from a candidate this share as likely as
+# the best, when the best's passage lacks the date or the quantity (`Reader._holding`)
+HOLDING_SHARE = 0.5
 NOW = NAMES.index("now_match")  # the candidate, its section or its entry speaks of the present (`features`)
 
 
@@ -304,12 +307,11 @@ class Reader:
         best = int(np.argmax(r.p))
         if p < floor:
             return self.abstain(r, self.how_sure(p, m), sure)
+        if kind == "date" or quantities(r.question):
+            best = self._holding(r, best, kind)
         c = r.cands[best]
         hit = r.hits[c.hit]
-        r = self.near(r, c.hit)
-        end = c.end if kind else with_body(r, c)
-        start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
-        start, end = with_list(r, c, start, end)
+        r, start, end = self._extent(r, c, kind)
         text = hit.text[start:end]
         skip = [*owners, *(w for h in r.hits for w in (h.title or "").split())]
         if why := unheld(r.question, [hit.text, hit.section or "", hit.title or ""], lambda: self._section(hit), skip):
@@ -354,6 +356,33 @@ class Reader:
         else:
             answer = f"{body} [1]"
         return Answer(r.question, answer, False, (cite,), fact=fact, confidence=sure)
+
+    def _extent(self, r: Reading, c: Candidate, kind: str) -> tuple[Reading, int, int]:
+        """Where the passage quoted for candidate `c` starts and ends (`extent`: its entry's header and body, the
+        line its colon announces, the rest of its list), and `r` with the closeness of its chunk's pieces."""
+        r = self.near(r, c.hit)
+        end = c.end if kind else with_body(r, c)
+        start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
+        start, end = with_list(r, c, start, end)
+        return r, start, end
+
+    def _holding(self, r: Reading, best: int, kind: str) -> int:
+        """The likeliest candidate whose passage holds what the question asks it to (a date for "When ...?",
+        `detect.says_when`; each quantity the question states, `mentions.unstated`), among those at least
+        `HOLDING_SHARE` as likely as the best: "got my PhD from the University of Groningen" ranks above
+        "University of Groningen, 2019-2023 / PhD, ...", which alone can answer "When did he get his PhD?", and
+        "02.2016 - 02.2017 Hewlett-Packard" above "06.2014 - 02.2016 Zylia" for "Which company employed him from
+        2014 to 2016?". `best` when none does (the checks in `_fact` then refuse the answer)."""
+        floor = HOLDING_SHARE * float(r.p[best])
+        for i in np.argsort(-r.p):
+            if float(r.p[i]) < floor:
+                break
+            c = r.cands[int(i)]
+            _, start, end = self._extent(r, c, kind)
+            text = r.hits[c.hit].text[start:end]
+            if (kind != "date" or detect.says_when(text)) and not unstated(r.question, [text]):
+                return int(i)
+        return best
 
     def _section(self, hit: Hit) -> list[str]:
         """The texts of the chunks of `hit`'s section, which may say a few sentences before the chunk what the
