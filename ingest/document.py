@@ -43,8 +43,10 @@ from dataclasses import dataclass, field
 # Markdown's template tags (Liquid, Jinja, Hugo shortcodes) are not text; 24: a paper's byline from Pandoc-style
 # front matter (authors as mappings, with their affiliations) is text; 25: Pandoc's citations, LaTeX
 # cross-references and image markup in Markdown are not text (an image's caption is); 26: an author list that is
-# an item of a numbered list ("1. C. Cummins, P. Petoumenos.") counts its first author
-INGEST_VERSION = 26
+# an item of a numbered list ("1. C. Cummins, P. Petoumenos.") counts its first author; 27: Pandoc's span, heading and
+# block attributes ("[2004-2009]{.cvfloat}"), LaTeX's layout commands ("\\hfill") and hard line breaks in Markdown are
+# not text (a span's text is)
+INGEST_VERSION = 27
 
 
 @dataclass(frozen=True)

@@ -109,6 +109,15 @@ _PANDOC = re.compile(
     r"\[(?:[^\[\]\n`@]*[\s;])?-?@[\w:.#$%&+?<>~/-]+(?:[;,][^\[\]\n`]*)?\](?![(\[])"  # a citation, not "[jroe@x.org]", "[@jroe](url)"
     r"|\\(?:label|ref|autoref|cref|Cref|eqref|pageref)\{[^{}\n]*\}")  # a LaTeX cross-reference
 _IMAGE = re.compile(r"(!\[)(?:[^\[\]\n]|\[[^\[\]\n]*\])*(\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)(?:\{[^{}\n]*\})?)")
+# Pandoc's markup that a renderer lays out and never prints: a bracketed span's attributes ("[2004-2009]{.cvfloat}",
+# of which the text stays), a heading's or a block's attributes at the end of its line ("# Education {#edu}"), LaTeX's
+# layout commands ("\\hfill", "\\vspace{2mm}") and a hard line break, a backslash ending a line
+_SPAN = re.compile(r"(?<![\]!])(\[)[^\[\]\n]*(\]\{[.#][^{}\n]*\})")
+_LAYOUT = re.compile(r"[ \t]\{#[\w:.-]+(?:[ \t]+[.#]?[\w:.=\"-]+)*\}(?=[ \t]*$)"
+                     r"|\\(?:hfill|hfil|vfill|newline|linebreak|noindent|smallskip|medskip|bigskip|newpage|clearpage|"
+                     r"centering|raggedright|raggedleft)(?![A-Za-z])"
+                     r"|\\[hv]space\*?\{[^{}\n]*\}"
+                     r"|\\{1,2}(?=[ \t]*$)", re.M)
 
 
 def strip_pandoc(text: str) -> str:
@@ -116,11 +125,13 @@ def strip_pandoc(text: str) -> str:
     not its caption, outside code, the same length, every offset kept (see `_PANDOC`, `_IMAGE`): "... the corona
     radiata [@menzel2020-NeuroImage]." reads "... the corona radiata .". A link's address stays: it can name the
     person a page is about."""
-    if "@" not in text and "\\" not in text and "![" not in text:
+    if "@" not in text and "\\" not in text and "![" not in text and "]{" not in text and "{#" not in text:
         return text
     out = list(text)
     _blank(text, _PANDOC, out)
     _blank(text, _IMAGE, out, groups=(1, 2))  # "![" and "](file){size}": the caption between stays
+    _blank(text, _SPAN, out, groups=(1, 2))  # "[" and "]{.class}": the text between stays
+    _blank(text, _LAYOUT, out)
     return "".join(out)
 
 

@@ -719,3 +719,23 @@ def test_pandoc_citations_cross_references_and_image_markup_are_not_text(tmp_pat
     path.write_text(text, encoding="utf-8")
     doc = load_document(path)
     assert "menzel2020" not in doc.text and "The corona radiata" in doc.text and "width=100%" not in doc.text
+
+
+def test_pandoc_attributes_and_latex_layout_are_not_text(tmp_path: Path) -> None:
+    """A CV written for Pandoc lays out its dates with LaTeX and a span's class ("PhD Linguistics \\hfill
+    [2004-2009]{.cvfloat}\\"): a renderer prints "PhD Linguistics  2004-2009" on one line. Quoted as text the
+    markup came with it. The span's text, a link's label and code stay; every offset is kept."""
+    from ingest.markdown_render import strip_pandoc
+
+    text = ("# Education {#edu .unnumbered}\n\nPhD Linguistics & Cognitive Science \\hfill [2004-2009]{.cvfloat}\\\n"
+            "*University of Arizona* \\vspace{2mm}\n\nSee [the thesis](https://example.org/t.pdf) and `a \\hfill [b]{.c}`.\n")
+    out = strip_pandoc(text)
+    assert len(out) == len(text)
+    assert "\\hfill" not in out.split("`")[0] and "{.cvfloat}" not in out and "{#edu" not in out and "\\vspace" not in out
+    assert "PhD Linguistics & Cognitive Science" in out and "2004-2009" in out and "[2004" not in out
+    assert out.splitlines()[2].rstrip().endswith("2004-2009")  # the hard line break's backslash is gone too
+    assert "[the thesis](https://example.org/t.pdf)" in out and "`a \\hfill [b]{.c}`" in out
+    path = tmp_path / "cv.md"
+    path.write_text(text, encoding="utf-8")
+    doc = load_document(path)
+    assert "cvfloat" not in doc.text and "2004-2009" in doc.text and any(s.title == "Education" for s in doc.sections)
