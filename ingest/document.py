@@ -45,7 +45,8 @@ from dataclasses import dataclass, field
 # cross-references and image markup in Markdown are not text (an image's caption is); 26: an author list that is
 # an item of a numbered list ("1. C. Cummins, P. Petoumenos.") counts its first author; 27: Pandoc's span, heading and
 # block attributes ("[2004-2009]{.cvfloat}"), LaTeX's layout commands ("\\hfill") and hard line breaks in Markdown are
-# not text (a span's text is)
+# not text (a span's text is); a name bolded counts as the owner's mark only inside an author list (a role bolded at
+# the head of each entry, "**Postdoctoral Scholar**", is none)
 INGEST_VERSION = 27
 
 

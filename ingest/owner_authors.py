@@ -51,8 +51,15 @@ def author_names(cleaned: str) -> list[str]:
 
 
 def bold_names(source: str) -> list[str]:
-    """Names the source sets in bold (`**Name**`)."""
-    return [n for n in _BOLD_NAME.findall(source) if _plausible(n)]
+    """Names the source sets in bold (`**Name**`) inside an author list: on a line that lists at least two names
+    (`author_names`), as a CV's export marks its owner among co-authors. A role a CV bolds at the head of each
+    entry ("**Postdoctoral Scholar** (September 2019 - present)") names no one."""
+    out = []
+    for line in source.splitlines():
+        if "**" in line and (found := [n for n in _BOLD_NAME.findall(line) if _plausible(n)]):
+            if len(author_names(line.replace("**", ""))) >= 2:
+                out += found
+    return out
 
 
 def clusters(names: list[str]) -> list[tuple[str, int]]:

@@ -755,3 +755,22 @@ def test_a_numbered_publication_list_counts_its_first_authors(tmp_path: Path) ->
     path.write_text(f"---\ntitle: Curriculum Vitae\n---\n\n# Education\n\n**2019** Ph.D, Informatics.\n\n# Publications\n\n{pubs}\n",
                     encoding="utf-8")
     assert load_document(path).owner == "C. Cummins"
+
+
+def test_a_role_bolded_in_each_entry_is_no_owner_mark(tmp_path: Path) -> None:
+    """A CV whose name is only in its publications, first of most author lists, and in its file name, and which
+    bolds its role at the head of two entries ("**Postdoctoral Scholar** (September 2019 - present)"). The role
+    counted as a name a CV export bolds among co-authors, and its rivalry left the owner unknown. Only a name
+    bolded inside an author list is that mark."""
+    from ingest.owner_authors import bold_names
+
+    assert bold_names("* **Postdoctoral Scholar** (September 2019 - present)\n") == []
+    assert bold_names("* A. Roe, **B. J. Lund**, C. Diaz. Title. J. Phys. (2020).\n") == ["B. J. Lund"]
+    pubs = "\n".join(f"* B. J. Lund, {co}, G. D. Orebi. ***Paper {i}***. [J. Phys. {i} (2020)](https://doi.org/x{i})."
+                     for i, co in enumerate(["Z. Bagdas", "J. Carav", "M. Smiley", "T. Hoang", "F. Desc"], 1))
+    path = tmp_path / "lund_cv.md"
+    path.write_text("---\ntitle: Resume/CV\n---\n\n## Education\n\n* **PhD Physics**, May 2019\n  *Some University*\n\n"
+                    "## Experience\n\n* **Postdoctoral Scholar** (September 2019 - present)\n  Neutrino Physics, "
+                    "*Other University*\n\n* **Postdoctoral Scholar** (June 2019 - August 2019)\n  Neutrino Physics, "
+                    f"*Some University*\n\n## Publications\n\n{pubs}\n", encoding="utf-8")
+    assert load_document(path).owner == "B. J. Lund"
