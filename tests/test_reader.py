@@ -420,15 +420,24 @@ def test_an_address_asked_for_is_the_named_persons_own_or_none(seed_assistant, t
     doe.write_text("# Ron Doe\n\nSomerville MA · resume2024@pm.example · github.com/rdoe-x\n\n## Experience\n\n"
                    "2024- Some Corp, Senior engineer\n\n## References\n\nProf. Ann Lee, alee@uni.example.edu\n",
                    encoding="utf-8")
-    build_index([cv, doe], tmp_path / "idx", embedder=embedder)
+    # ... and so is the one address (linked: written twice) of a role heading standing right under the name heading
+    lee = tmp_path / "lee.md"
+    lee.write_text("## Kim Lee\n\n### C++/Python Software Engineer\n\n+ [Warsaw, Poland](https://maps.example/x)\n"
+                   "+ [buyuk.dev@mail.example](mailto:buyuk.dev@mail.example)\n\n### Experience\n\n"
+                   "#### 2019 - 2023 Acme\n\n+ Backend development. Reviewer: Ann Smith, asmith@uni.example.edu\n",
+                   encoding="utf-8")
+    build_index([cv, doe, lee], tmp_path / "idx", embedder=embedder)
     store = Store.open(tmp_path / "idx")
+    owners = {"roe.md": "Jane Roe", "doe.md": "Ron Doe", "lee.md": "Kim Lee"}
     for d in store.documents():  # as `citewise docs --set-owner` does
-        store.set_owner(d.doc, "Jane Roe" if d.doc.endswith("roe.md") else "Ron Doe")
+        store.set_owner(d.doc, owners[Path(d.doc).name])
     roe = Assistant(store, embedder)
     answer = roe.ask("What is Jane Roe's email?")
     assert answer.abstained and "jsmith" not in answer.answer and "Jane Roe's name" in answer.notes[-1]
     doe_mail = roe.ask("What is Ron Doe's email?")
     assert doe_mail.fact == "resume2024@pm.example" and "under Ron Doe's name" in doe_mail.notes[-1]
+    lee_mail = roe.ask("What is Kim Lee's email?")
+    assert lee_mail.fact == "buyuk.dev@mail.example" and "under Kim Lee's name" in lee_mail.notes[-1], lee_mail.answer
     # of two web addresses naming her, the first in her document: a homepage before a repository
     assert roe.ask("What is Jane Roe's website?").fact == "https://janeroe.example.org"
 

@@ -9,19 +9,20 @@ no word with the question and its chunk's cosine is diluted by the rest of a CV'
   after the search's hits;
 - `names_owner` / `first_own`: the answer is the first address in the person's document that spells
   part of their name; a referee's or co-author's address is not theirs; when none does, the one address of
-  their document's opening (its name and contact lines, before the first section: `in_opening`) is theirs;
+  their document's opening (its name and contact lines, before the first section, or in the first section under
+  a name heading standing alone: `in_opening`) is theirs;
   `own_address` writes it, leading with the address and quoting its line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from index import Hit
+from index import Hit, StoredChunk
 from ingest.addresses import domain_name, own_part, shapes
 from ingest.names import fold, names_match
 
@@ -73,26 +74,39 @@ def _personal_domain(address: str, words: list[str]) -> bool:
     return bool(found) and len(name) <= 2
 
 
-def in_opening(hit: Hit) -> bool:
+def _names_doc(part: str, hit: Hit) -> bool:
+    """Is the heading `part` the name of `hit`'s owner or its document's title?"""
+    return names_match(part, hit.owner or "") or fold(part) == fold(hit.title or "")
+
+
+def in_opening(hit: Hit, chunks: Sequence[StoredChunk] = ()) -> bool:
     """Is `hit` in the opening of its owner's document: under no heading, or only under headings that are the
-    owner's name or the document's title (a CV's name and contact lines)?"""
+    owner's name or the document's title (a CV's name and contact lines)? With the document's `chunks` (in
+    order), also the first section under the name's heading when that heading stands alone ("## Jane Roe", then
+    "### Software Engineer" over the contact lines): the first chunk that says more than its heading, when no
+    chunk before it does."""
     if not hit.owner:
         return False
-    title = fold(hit.title or "")
-    return all(names_match(part, hit.owner) or fold(part) == title
-               for part in (p.strip() for p in hit.section.split(" > ")) if part)
+    parts = [p.strip() for p in hit.section.split(" > ") if p.strip()]
+    if all(_names_doc(part, hit) for part in parts):
+        return True
+    if len(parts) != 2 or not _names_doc(parts[0], hit):
+        return False
+    first = next((c for c in chunks if c.text.strip().count("\n") or not c.text.lstrip().startswith("#")), None)
+    return first is not None and first.chunk_id == hit.chunk_id
 
 
 def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, kind: str,
-              named: set[str]) -> tuple[int, int, int, bool] | None:
+              named: set[str], chunks: Callable[[str], Sequence[StoredChunk]] = lambda doc: ()
+              ) -> tuple[int, int, int, bool] | None:
     """(candidate, start, end in its hit's text, whether it spells the name) of the address of `kind` that
     answers for the people `named`: among the candidates of their documents holding one that spells part of
     the owner's name (`names_owner`), the document of the likeliest candidate (`p`), and in it the first
     address, since contact details come first (a homepage before a project's repository) and the ranker
-    cannot tell addresses apart; when none spells it, the one address of their document's opening. None
-    when there is none."""
+    cannot tell addresses apart; when none spells it, the one address of their document's opening (`in_opening`,
+    reading the document's `chunks`). None when there is none."""
     own: list[tuple[str, int, int, int, int]] = []  # (doc, where in it, candidate, start, end)
-    opening: list[tuple[str, int, int, int, int]] = []  # addresses in the opening of their document
+    opening: dict[tuple[str, int, int, int, int], str] = {}  # addresses in the opening of their document: as written
     for i, c in enumerate(cands):
         hit = hits[c.hit]
         if hit.owner not in named:
@@ -102,13 +116,13 @@ def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, ki
             found = (hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b)
             if names_owner(text[a:b], hit.owner):
                 own.append(found)
-            elif in_opening(hit):
-                opening.append(found)
+            elif in_opening(hit, chunks(hit.doc)):
+                opening[found] = fold(text[a:b]).removeprefix("mailto:")
     # none spells their name: the one address of the contact line under their name ("resume2024@pm.me"), when the
-    # opening of their document (before its first section) holds one alone
+    # opening of their document holds one alone (written once or more: "[jroe@x.org](mailto:jroe@x.org)")
     spelled = bool(own)
-    if not own and len({(o[0], o[1]) for o in opening}) == 1:
-        own = opening
+    if not own and len({(o[0], written) for o, written in opening.items()}) == 1:
+        own = list(opening)
     if not own:
         return None
     doc = max(own, key=lambda o: p[o[2]])[0]
@@ -116,10 +130,12 @@ def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, ki
     return i, a, b, spelled
 
 
-def own_address(r: Reading, kind: str, named: set[str]) -> Answer | None:
+def own_address(r: Reading, kind: str, named: set[str],
+                chunks: Callable[[str], Sequence[StoredChunk]] = lambda doc: ()) -> Answer | None:
     """The answer to a question asking the e-mail or web address (`kind`) of the people `named`
-    (`addresses.first_own`), leading with the address and quoting its line; None when there is none."""
-    found = first_own(r.hits, r.cands, r.p, kind, named)
+    (`addresses.first_own`; `chunks`: a document's chunks, in order), leading with the address and quoting its
+    line; None when there is none."""
+    found = first_own(r.hits, r.cands, r.p, kind, named, chunks)
     if found is None:
         return None
     i, a, b, spelled = found
@@ -132,4 +148,4 @@ def own_address(r: Reading, kind: str, named: set[str]) -> Answer | None:
     cite = citation_from_hit(1, hit, start, end, score=float(r.p[i]))
     return Answer(r.question, answer, False, (cite,), fact=address,
                   notes=(f"the address spells part of {hit.owner}'s name" if spelled else
-                         f"the one address under {hit.owner}'s name, before the first section of their document",))
+                         f"the one address under {hit.owner}'s name, in the opening of their document",))

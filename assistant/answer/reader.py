@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from index import Embedder, Hit
+from index import Embedder, Hit, StoredChunk
 from index.lemmas import lemma
 from index.reading import ReadingModel, reading_model
 
@@ -265,7 +265,7 @@ class Reader:
                 doc_p = {d: float(v) for d, v in zip(docs, m.matches(xd), strict=True)}
             return take_turns(hits, doc_p, m.who_threshold)
         kind = asks.asked(question)
-        if kind in detect.SHAPED and (named := self._named(r)) and (own := own_address(r, kind, named)):
+        if kind in detect.SHAPED and (named := self._named(r)) and (own := own_address(r, kind, named, self._chunks)):
             first = own.citations[0].chunk_id  # the chunk `write` answers from (see `_fact`)
             return sorted(hits, key=lambda h: h.chunk_id != first)
         if not sure:
@@ -296,7 +296,7 @@ class Reader:
         sure = m.sure(p)
         if kind in detect.SHAPED and (named := self._named(r)):
             what = "an e-mail address" if kind == "email" else "a web address"
-            return own_address(r, kind, named) or self.abstain(
+            return own_address(r, kind, named, self._chunks) or self.abstain(
                 r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", sure)
         docs = sorted({h.doc for h in r.hits})
         owners = [w for h in r.hits if h.owner for w in h.owner.split()]
@@ -383,6 +383,10 @@ class Reader:
             if (kind != "date" or detect.says_when(text)) and not unstated(r.question, [text]):
                 return int(i)
         return best
+
+    def _chunks(self, doc: str) -> list[StoredChunk]:
+        """The chunks of `doc` in order; none without a store."""
+        return self.store.chunks_of(doc) if self.store is not None else []
 
     def _section(self, hit: Hit) -> list[str]:
         """The texts of the chunks of `hit`'s section, which may say a few sentences before the chunk what the
