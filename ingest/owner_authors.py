@@ -56,9 +56,9 @@ def bold_names(source: str) -> list[str]:
     entry ("**Postdoctoral Scholar** (September 2019 - present)") names no one."""
     out = []
     for line in source.splitlines():
-        if "**" in line and (found := [n for n in _BOLD_NAME.findall(line) if _plausible(n)]):
-            if len(author_names(line.replace("**", ""))) >= 2:
-                out += found
+        found = [n for n in _BOLD_NAME.findall(line) if _plausible(n)] if "**" in line else []
+        if found and len(author_names(line.replace("**", ""))) >= 2:
+            out += found
     return out
 
 

@@ -69,6 +69,23 @@ def test_a_quantity_the_passage_does_not_hold_is_named() -> None:
     assert unstated("What was the 5.5 hour total?", texts) == ["5.5"]
 
 
+def test_a_year_the_question_states_may_be_anywhere_in_its_document() -> None:
+    """"After the 2018 Homebrew token leak, what happened to the suggestion to use GPG signing?": the year says which
+    incident is meant; the report dates it in its opening, the answer is in its follow-up section. A year the
+    document holds anywhere is held; another quantity is still looked for in the passage's section only, and a
+    year the document lacks is still named."""
+    from assistant.answer.mentions import unheld
+
+    near = ["The committee took a vote on GPG signing and it was rejected.", "Follow-up", "Security incident"]
+    section = lambda: near[:1]  # noqa: E731
+    document = lambda: ["On 31st July 2018 a researcher found a leaked token in 24 hours.", *near[:1]]  # noqa: E731
+    q = "After the 2018 token leak, what happened to the suggestion to use GPG signing?"
+    assert "“2018”" in unheld(q, near, section)
+    assert unheld(q, near, section, document=document) == ""
+    assert "“2019”" in unheld(q.replace("2018", "2019"), near, section, document=document)
+    assert "“24”" in unheld("What was decided within the 24 hours after the leak?", near, section, document=document)
+
+
 def test_a_question_stating_a_quantity_its_passage_lacks_is_refused(tmp_path: Path, embedder) -> None:
     """The near miss the rule is for: the passage gives the epochs and the batch size, the question asks about a
     batch size of 256. Its answerable twin is still answered."""
@@ -109,3 +126,42 @@ def test_a_term_the_passages_section_does_not_hold_is_refused(tmp_path: Path, em
     assert refused.abstained and "mention “BERT”" in refused.notes[-1], refused.answer
     answered = a.ask("What accuracy did the CNN baseline reach on the test reviews?")
     assert not answered.abstained and "81%" in answered.answer
+
+
+INCIDENT = """# Traefik v2 ingress outage
+
+## Summary
+
+DFDS moved its main Kubernetes ingress controller to Traefik v2 on 26 August 2021. The change had been tested on
+two smaller clusters for a month before, and the team expected no visible effect on the services behind the
+ingress. The migration was planned for a quiet Thursday morning.
+
+## Timeline
+
+| Time | Event |
+|---|---|
+| 2021-08-26 09:05 | Traefik v2 takes over the ingress traffic. |
+| 2021-08-26 09:32 | We are informed that the online booking system is down. |
+| 2021-08-26 09:48 | Rollback performed. |
+
+## Cause
+
+The X-Forwarded-Proto header was not passed on, so sign-in through Okta failed.
+"""
+
+
+def test_the_words_of_a_title_that_located_the_document_need_not_be_in_its_passage(tmp_path: Path, embedder) -> None:
+    """"Which system went down during the DFDS Traefik v2 ingress migration?" names the report by its file name's
+    words ("dfds-traefik-v2-ingress.md"); "DFDS", a code-like term, is in its summary but not in the timeline that
+    answers, and the question was refused for it. Words that located the document by its title or file name say
+    where to look, as its owner's name does."""
+    docs = tmp_path / "incidents"
+    docs.mkdir()
+    (docs / "dfds-traefik-v2-ingress.md").write_text(INCIDENT, encoding="utf-8")
+    (docs / "dfds-log4shell.md").write_text("# Log4Shell investigation\n\nIn December 2021 DFDS scanned every Docker "
+                                            "image on its clusters.\n\n## Findings\n\nOne affected pod was found and "
+                                            "patched within a day.\n", encoding="utf-8")
+    build_index([docs], tmp_path / "idx", embedder=embedder)
+    a = Assistant(Store.open(tmp_path / "idx"), embedder)
+    answer = a.ask("Which system went down during the DFDS Traefik v2 ingress migration?")
+    assert not answer.abstained and "online booking" in answer.answer, answer.notes

@@ -28,7 +28,8 @@ A number the question states as a quantity ("in the 24 hours before", "a 50% pen
 asks: a passage that gives the hours flown in the last 90 days or a 10% penalty is a near miss, however close its
 words come. So the passage an answer would quote must hold each such number (`unstated`), in the chunk it comes
 from, its section heading or its document's title, or else in the rest of its section ("In 1973, ..." a few
-sentences before). A quantity follows a common word, a sign or nothing; a number
+sentences before); a year, anywhere in the document ("After the 2018 token leak, ...?": it says which event is
+meant). A quantity follows a common word, a sign or nothing; a number
 after another word is part of a name ("Xbox 360", "World War 1", "version 0.20"), one glued to letters or hyphens
 part of a code ("PA-22", "COVID-19": `unmentioned`'s), and one in a date or a time ("11/29/2007", "10:30") no
 quantity. The chunk may write it with thousands separators ("2,640"), as one of
@@ -184,14 +185,21 @@ def unsaid(question: str, texts: Sequence[str], skip: Collection[str] = ()) -> l
     return [t for t in asked if not _held(t, held) and not _spelled_out(t, texts)]
 
 
-def unheld(question: str, near: Sequence[str], section: Callable[[], Sequence[str]], skip: Collection[str] = ()) -> str:
+def unheld(question: str, near: Sequence[str], section: Callable[[], Sequence[str]], skip: Collection[str] = (),
+           document: Callable[[], Sequence[str]] = lambda: ()) -> str:
     """Why `question` cannot be answered from a passage (`near`: its chunk, section heading and document title),
     or "": a quantity it states (`unstated`) or a code-like term it names (`unsaid`, `skip` aside) that neither
-    the passage nor the rest of its section holds (`section()`: the section's chunks, read only when needed)."""
+    the passage nor the rest of its section holds (`section()`: the section's chunks, read only when needed). A
+    year the question states may be anywhere in the document (`document()`: its text): it says which event or
+    document is meant ("After the 2018 token leak, what happened to ...?" of a report dated 2018), as the words
+    that located the document do."""
     if not unstated(question, near) and not unsaid(question, near, skip):
         return ""
     wider = [*section(), *near[1:]]
-    if stated := unstated(question, wider):
+    stated = unstated(question, wider)
+    if stated and all(_YEAR.fullmatch(q) for q in stated):
+        stated = unstated(question, [*wider, *document()])
+    if stated:
         return f"the passage it would quote does not hold “{stated[0]}”, which the question states"
     if missing := unsaid(question, wider, skip):
         return f"the passage it would quote does not mention “{missing[0]}”, which the question asks about"

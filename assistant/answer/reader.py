@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, 
 from .mentions import quantities, unheld, unmentioned, unstated
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
-from .resolve import located, names_one_title, names_unowned
+from .resolve import located, locating, names_one_title, names_unowned
 from .titles import TITLE_LEAD_CHARS, document_asked
 from .who import answer_who, short_title, take_turns, top_per_doc, with_names
 
@@ -65,6 +65,10 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
 
 # which questions the reading model reads: every one, or the fact questions about documents of no person
 READ_FOR = ("unowned", "all")
+# a number's unit means what a "how many" question counts at this MiniLM cosine or more (`Reader._alike`): general
+# word pairs put "employees" for "people" at 0.59, "participants" for "patients" 0.42, "passengers" for "people" 0.49,
+# and "passengers" for "total flight hours" 0.29, "features" for "samples" 0.32, "seconds" for "packages" 0.22
+UNIT_ALIKE = 0.4
 # a "When ...?" answer, or one to a question stating a quantity, may come from a candidate this share as likely as
 # the best, when the best's passage lacks the date or the quantity (`Reader._holding`)
 HOLDING_SHARE = 0.5
@@ -313,8 +317,9 @@ class Reader:
         hit = r.hits[c.hit]
         r, start, end = self._extent(r, c, kind)
         text = hit.text[start:end]
-        skip = [*owners, *(w for h in r.hits for w in (h.title or "").split())]
-        if why := unheld(r.question, [hit.text, hit.section or "", hit.title or ""], lambda: self._section(hit), skip):
+        skip = [*owners, *(w for h in r.hits for w in (h.title or "").split()), *self._locating(r.question, hit.doc)]
+        if why := unheld(r.question, [hit.text, hit.section or "", hit.title or ""], lambda: self._section(hit), skip,
+                         lambda: self._document(hit.doc)):
             return self.abstain(r, why, sure)
         if kind == "date" and not detect.says_when(text):
             return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
@@ -323,6 +328,10 @@ class Reader:
         if present.asks_now(r.question) and not r.x[best, NOW]:
             return self.abstain(r, "the passage it would quote speaks of no present (no period still running, no "
                                    "\"currently\"), and the question asks about now", sure)
+        if kind == "number" and (counted := asks.counted(r.question)) and detect.counts_else(
+                text, frozenset(lemma(w) for w in counted), self._alike(" ".join(counted)), hit.text[end:end + 40]):
+            return self.abstain(r, f"every number of the passage it would quote counts something other than "
+                                   f"“{' '.join(counted)}”", sure)
         if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
             return self.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                     "or how much", sure)
@@ -383,6 +392,23 @@ class Reader:
             if (kind != "date" or detect.says_when(text)) and not unstated(r.question, [text]):
                 return int(i)
         return best
+
+    def _alike(self, counted: str) -> Callable[[str], bool]:
+        """Whether a number's unit means what a question counts: MiniLM's cosine of the two at least `UNIT_ALIKE`
+        ("employees" for "people", 0.59; "passengers" for "total flight hours", 0.29)."""
+        def alike(unit: str) -> bool:
+            a, b = np.asarray(self.embedder.embed_documents([counted, unit]), dtype=np.float32)
+            return float(a @ b) >= UNIT_ALIKE
+        return alike
+
+    def _locating(self, question: str, doc: str) -> frozenset[str]:
+        """The run of `doc`'s title that located it (`resolve.locating`); none without a store."""
+        return locating(question, doc, self.store, facts=False) if self.store is not None else frozenset()
+
+    def _document(self, doc: str) -> list[str]:
+        """The text of `doc`, as one string in a list; none without a store."""
+        text = self.store.document_text(doc) if self.store is not None else None
+        return [text] if text else []
 
     def _chunks(self, doc: str) -> list[StoredChunk]:
         """The chunks of `doc` in order; none without a store."""

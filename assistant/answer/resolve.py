@@ -152,13 +152,23 @@ def located(question: str, hits: Sequence[Hit], store: Store | None) -> frozense
     docs = {h.doc for h in hits}
     if store is None or len(docs) != 1:
         return frozenset()
-    doc = next(iter(docs))
-    words = tokens(question)
     if people_named(question, [h.owner for h in hits if h.owner], stored_aliases(store)):
         return frozenset()
+    return locating(question, next(iter(docs)), store)
+
+
+def locating(question: str, doc: str, store: Store, facts: bool = True) -> frozenset[str]:
+    """The question's words that located `doc`: the run of its title the question spells ("DFDS Traefik v2
+    ingress" of "Which system went down during DFDS's Traefik v2 ingress migration?"), or with `facts` the
+    name-like words the resolver scoped the search by when `doc` is among the documents they name (which may also
+    be what the question asks about: "What is the value of ASN1_MAX_NAME_SIZE?"); empty when the question is
+    nothing but them."""
+    words = tokens(question)
     titled, title_words = titles_named(words, set(), store)
     if doc in titled:
         out = frozenset(title_words)
+    elif not facts:
+        return frozenset()
     else:  # the name-like words among those the resolver scoped the search by
         scoped = _by_facts(words, set(), store)
         names = {w for w, named in _fact_terms(words, set()).values() if named}
