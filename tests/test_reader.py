@@ -1323,12 +1323,6 @@ def test_a_count_of_what_the_question_counts_is_preferred(tmp_path, embedder):
     assert detect.counts_near("In total, 34925 unique patients met all", frozenset({"unique", "patient"}))
     assert not detect.counts_near("Following studies [7, 9, 10] we chose patients", frozenset({"patient"}))
     assert asks.counted("How many total flight hours did the pilot have?") == ("total", "flight", "hours")
-    # a passage whose every number counts something else ("two passengers", the layout wrapping the line)
-    hours = frozenset({"total", "flight", "hour"})
-    assert detect.counts_else("The pilot and two\npassengers died; departed at 1145 central time.", hours)
-    assert not detect.counts_else("The pilot had 1,200 total hours.", hours)
-    assert not detect.counts_else("He had flown 350 hours in 90 days", hours)
-    assert not detect.counts_else("12 of them", hours) and not detect.counts_else("No number here", hours)
     assert asks.counted("How much does the bounty pay?") == () and asks.counted("Who wrote it?") == ()
     doc = tmp_path / "docs" / "covertype.md"
     doc.parent.mkdir()
@@ -1339,25 +1333,6 @@ def test_a_count_of_what_the_question_counts_is_preferred(tmp_path, embedder):
     store, _ = build_index([doc.parent], tmp_path / "index", embedder=embedder)
     answer = Assistant(store, embedder).ask("How many samples does the forest covertype dataset have in total?")
     assert not answer.abstained and "581012" in answer.answer, answer.answer
-
-
-def test_a_how_many_question_whose_passage_counts_something_else_is_refused(tmp_path, embedder):
-    """"How many total flight hours did the pilot have?" of a report that gives no hours was answered "two" from
-    "The pilot and two passengers sustained fatal injuries" (realdocs tune d171). When every number of the passage
-    counts something else, by a unit that neither is what the question counts nor means it (MiniLM's cosine of
-    the unit and the counted words), the question is refused; "How many people were on board?" is still answered
-    from the passengers."""
-    doc = tmp_path / "docs" / "accident.md"
-    doc.parent.mkdir()
-    doc.write_text("# Accident near Boquete, Panama\n\nThe airplane collided with terrain in the mountainous region near "
-                   "Boquete. The pilot and two\npassengers sustained fatal injuries. The airplane departed Islas "
-                   "Secas at approximately 1145 central daylight time.\n", encoding="utf-8")
-    store, _ = build_index([doc.parent], tmp_path / "index", embedder=embedder)
-    a = Assistant(store, embedder)
-    refused = a.ask("How many total flight hours did the pilot of the Boquete accident have?")
-    assert refused.abstained and "something other than “total flight hours”" in refused.notes[-1], refused.answer
-    answered = a.ask("How many passengers died in the accident near Boquete?", threshold=0.0)
-    assert not answered.abstained and "two" in answered.answer, answered.answer
 
 
 def test_a_passage_ending_with_a_label_that_restates_the_question_takes_in_its_value(embedder):

@@ -222,34 +222,6 @@ def counts_near(text: str, counted: frozenset[str], reach: int = 2) -> bool:
     return False
 
 
-def counts_else(text: str, counted: frozenset[str], alike: Callable[[str], bool] = lambda unit: False,
-                rest: str = "") -> bool:
-    """Does every number of `text` count something other than `counted` (lemmas), with at least one number and no
-    count of what is asked (`counts_near`)? A number counts something else when its unit is a word that is not a
-    common one, not counted, and not `alike` (the caller's test of a unit meaning what is counted: "700 employees"
-    for "How many people work for it?"): "two passengers" for "How many total flight hours ...?". `rest`: the text
-    after the passage, where the unit of its last number may go on ("two" ending it, "passengers" on the next line)."""
-    if not counted or counts_near(text, counted):
-        return False
-    from index.lemmas import lemma
-
-    from .words import common_words
-
-    units = []
-    for a, b in _spans("number", text, frozenset()):
-        if _in_date(text, a, b):
-            continue
-        # its unit: the word the number phrase ends on, or the next one across a line the layout wrapped
-        # ("two\npassengers")
-        words = re.findall(r"[^\W\d_]+", text[a:b])
-        bare = not words or (len(words) == 1 and _NUMBER_WORDS.fullmatch(words[0]) is not None)
-        unit = re.findall(r"^\s+([^\W\d_]+)", text[b:] + rest) if bare else words[-1:]
-        if not unit or unit[0].lower() in common_words() or lemma(unit[0].lower()) in counted or alike(unit[0]):
-            return False
-        units.append(unit[0])
-    return bool(units)
-
-
 def _said(phrase: str, question: str) -> bool:
     """Does the question itself say `phrase` ("172" in "the Cessna 172 crash")?"""
     words = TOKENS.findall(phrase.casefold())

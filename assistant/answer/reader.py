@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -65,10 +65,6 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
 
 # which questions the reading model reads: every one, or the fact questions about documents of no person
 READ_FOR = ("unowned", "all")
-# a number's unit means what a "how many" question counts at this MiniLM cosine or more (`Reader._alike`): general
-# word pairs put "employees" for "people" at 0.59, "participants" for "patients" 0.42, "passengers" for "people" 0.49,
-# and "passengers" for "total flight hours" 0.29, "features" for "samples" 0.32, "seconds" for "packages" 0.22
-UNIT_ALIKE = 0.4
 # a "When ...?" answer, or one to a question stating a quantity, may come from a candidate this share as likely as
 # the best, when the best's passage lacks the date or the quantity (`Reader._holding`)
 HOLDING_SHARE = 0.5
@@ -328,10 +324,6 @@ class Reader:
         if present.asks_now(r.question) and not r.x[best, NOW]:
             return self.abstain(r, "the passage it would quote speaks of no present (no period still running, no "
                                    "\"currently\"), and the question asks about now", sure)
-        if kind == "number" and (counted := asks.counted(r.question)) and detect.counts_else(
-                text, frozenset(lemma(w) for w in counted), self._alike(" ".join(counted)), hit.text[end:end + 40]):
-            return self.abstain(r, f"every number of the passage it would quote counts something other than "
-                                   f"“{' '.join(counted)}”", sure)
         if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
             return self.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                     "or how much", sure)
@@ -381,25 +373,26 @@ class Reader:
         `HOLDING_SHARE` as likely as the best: "got my PhD from the University of Groningen" ranks above
         "University of Groningen, 2019-2023 / PhD, ...", which alone can answer "When did he get his PhD?", and
         "02.2016 - 02.2017 Hewlett-Packard" above "06.2014 - 02.2016 Zylia" for "Which company employed him from
-        2014 to 2016?". `best` when none does (the checks in `_fact` then refuse the answer)."""
+        2014 to 2016?". `best` when none does (the checks in `_fact` then refuse the answer), and when its own passage
+        passes those checks (its chunk, section heading, title or section holding the quantities)."""
+        def holds(i: int, section: bool) -> bool:
+            c = r.cands[i]
+            hit = r.hits[c.hit]
+            _, start, end = self._extent(r, c, kind)
+            near = [hit.text, hit.section or "", hit.title or ""]
+            if kind == "date" and not detect.says_when(hit.text[start:end]):
+                return False
+            return not unstated(r.question, near) or (section and not unstated(r.question, [*self._section(hit), *near[1:]]))
+
+        if holds(best, section=True):
+            return best
         floor = HOLDING_SHARE * float(r.p[best])
         for i in np.argsort(-r.p):
             if float(r.p[i]) < floor:
                 break
-            c = r.cands[int(i)]
-            _, start, end = self._extent(r, c, kind)
-            text = r.hits[c.hit].text[start:end]
-            if (kind != "date" or detect.says_when(text)) and not unstated(r.question, [text]):
+            if holds(int(i), section=False):
                 return int(i)
         return best
-
-    def _alike(self, counted: str) -> Callable[[str], bool]:
-        """Whether a number's unit means what a question counts: MiniLM's cosine of the two at least `UNIT_ALIKE`
-        ("employees" for "people", 0.59; "passengers" for "total flight hours", 0.29)."""
-        def alike(unit: str) -> bool:
-            a, b = np.asarray(self.embedder.embed_documents([counted, unit]), dtype=np.float32)
-            return float(a @ b) >= UNIT_ALIKE
-        return alike
 
     def _locating(self, question: str, doc: str) -> frozenset[str]:
         """The run of `doc`'s title that located it (`resolve.locating`); none without a store."""
