@@ -63,6 +63,7 @@ from ingest.addresses import shapes
 from ..people import PERSON_K
 from . import asks, detect, present
 from .aliases import aliases_of, find_people, people_named, stored_aliases
+from .features import without_names
 from .titles import MAX_NAMED, document_count, titles_named
 from .words import common_words, key, tokens
 
@@ -313,7 +314,8 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     if not resolution.docs:
         return searcher.search(question, k), ""
     want = max(k, person_k) if resolution.persons else k
-    # The naming words stay in the query: dropping them inside the scope was measured worse.
+    # The naming words stay in the query (dropping them was measured worse: the header that names the person says
+    # what they do); the same search without them takes turns with it (`_with_bare`).
     scoped = searcher.search(question, want, docs=list(resolution.docs))
     if resolution.persons:
         scoped = _with_bare(searcher, scoped, question, resolution, want)
@@ -340,8 +342,6 @@ def _with_bare(searcher: Searcher, scoped: list[Hit], question: str, resolution:
     publication, "When did Jerid C. Francom get their PhD?" finds the publications first and the Education
     entry 13th; without the name, 2nd. With it, the header that names the person and says what they do now
     is found, so both searches count."""
-    from .features import without_names
-
     bare = without_names(question, list(resolution.persons), initials=True)
     if bare == question:
         return scoped
