@@ -49,6 +49,11 @@ def has_year(text: str) -> bool:
     return bool(_YEAR.search(text))
 
 
+def is_year(text: str) -> bool:
+    """Is `text` a year and nothing else ("2018", not "12018" or "2018a")?"""
+    return _YEAR.fullmatch(text) is not None
+
+
 def says_when(text: str) -> bool:
     """Could `text` say when something happened: does it hold a number (a year, a date, "within 30
     days"), a month's or a weekday's name, or a period left open ("- present")? A passage with none of

@@ -45,12 +45,12 @@ from index import Store
 from index.doc_terms import key, of_text
 from index.lexical import STOPWORDS, terms
 
+from .detect import is_year
 from .words import common_words
 
 # a quantity a question states: a number standing alone, not glued to letters, hyphens, slashes or colons
 _QUANTITY = re.compile(r"(?<![\w./:-])\d+(?:[.,]\d+)*%?(?![\w/:-])")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
 _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
           "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")
 _TENS = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
@@ -169,7 +169,7 @@ def unstated(question: str, texts: Sequence[str]) -> list[str]:
     held = {n for t in texts for m in _NUMBER.finditer(t) for n in _numbers(m.group())}
     # a date written with dots ("06.2014", "2021.10"): its year is held too
     held |= {n for t in texts for m in _NUMBER.finditer(t) if "." in m.group()
-             for n in m.group().split(".") if _YEAR.fullmatch(n)}
+             for n in m.group().split(".") if is_year(n)}
     held |= {_NUMBER_WORDS[w.lower()] for t in texts for w in _WORD.findall(t) if w.lower() in _NUMBER_WORDS}
     return [q for q in asked if not all(n in held for n in _numbers(q))]
 
@@ -197,7 +197,7 @@ def unheld(question: str, near: Sequence[str], section: Callable[[], Sequence[st
         return ""
     wider = [*section(), *near[1:]]
     stated = unstated(question, wider)
-    if stated and all(_YEAR.fullmatch(q) for q in stated):
+    if stated and all(is_year(q) for q in stated):
         stated = unstated(question, [*wider, *document()])
     if stated:
         return f"the passage it would quote does not hold “{stated[0]}”, which the question states"
