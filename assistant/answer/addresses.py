@@ -107,6 +107,13 @@ def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, ki
     reading the document's `chunks`). None when there is none."""
     own: list[tuple[str, int, int, int, int]] = []  # (doc, where in it, candidate, start, end)
     opening: dict[tuple[str, int, int, int, int], str] = {}  # addresses in the opening of their document: as written
+    read: dict[str, Sequence[StoredChunk]] = {}  # each document's chunks, read once
+
+    def chunks_read(doc: str) -> Sequence[StoredChunk]:
+        if doc not in read:
+            read[doc] = chunks(doc)
+        return read[doc]
+
     for i, c in enumerate(cands):
         hit = hits[c.hit]
         if hit.owner not in named:
@@ -116,7 +123,7 @@ def first_own(hits: Sequence[Hit], cands: Sequence[Candidate], p: np.ndarray, ki
             found = (hit.doc, hit.start + c.start + a, i, c.start + a, c.start + b)
             if names_owner(text[a:b], hit.owner):
                 own.append(found)
-            elif in_opening(hit, chunks(hit.doc)):
+            elif in_opening(hit, chunks_read(hit.doc)):
                 opening[found] = fold(text[a:b]).removeprefix("mailto:")
     # none spells their name: the one address of the contact line under their name ("resume2024@pm.me"), when the
     # opening of their document holds one alone (written once or more: "[jroe@x.org](mailto:jroe@x.org)")

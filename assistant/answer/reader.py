@@ -29,7 +29,6 @@ Left out: merging facts from several passages, paraphrase (see `assistant.llm` f
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -38,23 +37,20 @@ from typing import Any
 
 import numpy as np
 
-from index import Embedder, Hit, StoredChunk
-from index.lemmas import lemma
+from index import Embedder, Hit
 from index.reading import ReadingModel, reading_model
 
 from ..people import Person, group_people
-from . import Answer, Citation, asks, citation_from_hit, detect, present
+from . import Answer, Citation, asks, citation_from_hit, detect
 from .addresses import own_address
 from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
-from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
-from .features import NAMES, Idf, VectorCache, embedded, features, flat, focus, owner_tokens, unmatched
-from .mentions import quantities, unheld, unmentioned, unstated
+from .fact import answer_fact, chunks_of, named_people
+from .features import Idf, VectorCache, embedded, features, focus, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
 from .reread import Reread, reread, unread
-from .resolve import located, locating, names_one_title, names_unowned
-from .titles import TITLE_LEAD_CHARS, document_asked
-from .who import answer_who, short_title, take_turns, top_per_doc, with_names
+from .resolve import located, names_one_title, names_unowned
+from .who import answer_who, take_turns, top_per_doc, with_names
 
 log = logging.getLogger(__name__)
 VECTOR_FILE = "reader-vectors.npz"  # in the index folder: the embedded lines, kept between runs
@@ -65,10 +61,6 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
 
 # which questions the reading model reads: every one, or the fact questions about documents of no person
 READ_FOR = ("unowned", "all")
-# a "When ...?" answer, or one to a question stating a quantity, may come from a candidate this share as likely as
-# the best, when the best's passage lacks the date or the quantity (`Reader._holding`)
-HOLDING_SHARE = 0.5
-NOW = NAMES.index("now_match")  # the candidate, its section or its entry speaks of the present (`features`)
 
 
 def _load(path: Path) -> ReaderModel:
@@ -265,8 +257,9 @@ class Reader:
                 doc_p = {d: float(v) for d, v in zip(docs, m.matches(xd), strict=True)}
             return take_turns(hits, doc_p, m.who_threshold)
         kind = asks.asked(question)
-        if kind in detect.SHAPED and (named := self._named(r)) and (own := own_address(r, kind, named, self._chunks)):
-            first = own.citations[0].chunk_id  # the chunk `write` answers from (see `_fact`)
+        if kind in detect.SHAPED and (named := named_people(self.store, r)) and (
+                own := own_address(r, kind, named, chunks_of(self.store))):
+            first = own.citations[0].chunk_id  # the chunk `write` answers from (see `fact.answer_fact`)
             return sorted(hits, key=lambda h: h.chunk_id != first)
         if not sure:
             return hits
@@ -285,151 +278,7 @@ class Reader:
             return Answer(question, NOT_FOUND, True, kind="abstain", notes=("nothing was retrieved",))
         if is_who:
             return answer_who(self, r, people)
-        return self._fact(r, threshold)
-
-    # -- facts -------------------------------------------------------------------------------------
-    def _fact(self, r: Reading, threshold: float | None = None) -> Answer:
-        kind = asks.asked(r.question)
-        m = r.model or self.model
-        floor = m.threshold if threshold is None else threshold
-        p = m.answerable(r.p, r.x, r.unmatched, r.read)  # decides; `sure` is what the answer says of itself
-        sure = m.sure(p)
-        if kind in detect.SHAPED and (named := self._named(r)):
-            what = "an e-mail address" if kind == "email" else "a web address"
-            return own_address(r, kind, named, self._chunks) or self.abstain(
-                r, f"no passage read holds {what} that spells part of {' or '.join(sorted(named))}'s name", sure)
-        docs = sorted({h.doc for h in r.hits})
-        owners = [w for h in r.hits if h.owner for w in h.owner.split()]
-        if missing := unmentioned(r.question, docs, self.store, skip=owners):
-            read = ", ".join(Path(d).name for d in docs[:3]) + (f" and {len(docs) - 3} more" if len(docs) > 3 else "")
-            return self.abstain(r, f"none of the documents read ({read}) mentions “{missing[0]}”, which the question "
-                                   "asks about", sure)
-        best = int(np.argmax(r.p))
-        if p < floor:
-            return self.abstain(r, self.how_sure(p, m), sure)
-        if kind == "date" or quantities(r.question):
-            best = self._holding(r, best, kind)
-        c = r.cands[best]
-        hit = r.hits[c.hit]
-        r, start, end = self._extent(r, c, kind)
-        text = hit.text[start:end]
-        skip = [*owners, *(w for h in r.hits for w in (h.title or "").split()), *self._locating(r.question, hit.doc)]
-        if why := unheld(r.question, [hit.text, hit.section or "", hit.title or ""], lambda: self._section(hit), skip,
-                         lambda: self._document(hit.doc)):
-            return self.abstain(r, why, sure)
-        if kind == "date" and not detect.says_when(text):
-            return self.abstain(r, "the passage it would quote holds no date, and the question asks for one", sure)
-        if kind == "date" and asks.type_word(r.question) == "year" and not detect.has_year(text):
-            return self.abstain(r, "the passage it would quote holds no year, and the question asks for one", sure)
-        if present.asks_now(r.question) and not r.x[best, NOW]:
-            return self.abstain(r, "the passage it would quote speaks of no present (no period still running, no "
-                                   "\"currently\"), and the question asks about now", sure)
-        if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
-            return self.abstain(r, "the passage it would quote holds no number, and the question asks how many "
-                                    "or how much", sure)
-        cite = citation_from_hit(1, hit, start, end, score=p)
-        span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
-        if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
-            span = None  # "age 85" for "How long was the airstrip?": not the kind of thing asked for
-        if span is None and kind:
-            idf = self.idf(r.hits)
-            owner = owner_tokens(hit.owner)
-            words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
-            span = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
-                                 named=idf.proper)
-        body = flat(text)
-        fact = ""
-        if (document := self._named_document(r, hit)) is not None:
-            noun, label = document
-            if len(label) + len(body) + 1 > 300:  # the title stays; the quote is cut to the line that answers
-                start, end = short(r, best, 300 - len(label) - 1)
-                body = flat(hit.text[start:end])
-                cite = citation_from_hit(1, hit, start, end, score=p)
-            # no `fact`: a fact is a phrase of the quote, and the title names the cited document instead
-            return Answer(r.question, f"{label} [1]\n{body} [1]", False, (cite,), confidence=sure,
-                          notes=(f"the question asks which {noun}, and this document calls itself one: it is "
-                                 "named by its title",))
-        if span:
-            fact = text[span[0]:span[1]]
-            lead = flat(fact)
-            # lead with the phrase when the passage still fits beside it; the phrase alone could be a wrong pick
-            answer = f"{lead} [1]\n{body} [1]" if len(lead) + len(body) + 1 <= 300 else f"{body} [1]"
-        else:
-            answer = f"{body} [1]"
-        return Answer(r.question, answer, False, (cite,), fact=fact, confidence=sure)
-
-    def _extent(self, r: Reading, c: Candidate, kind: str) -> tuple[Reading, int, int]:
-        """Where the passage quoted for candidate `c` starts and ends (`extent`: its entry's header and body, the
-        line its colon announces, the rest of its list), and `r` with the closeness of its chunk's pieces."""
-        r = self.near(r, c.hit)
-        end = c.end if kind else with_body(r, c)
-        start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
-        start, end = with_list(r, c, start, end)
-        return r, start, end
-
-    def _holding(self, r: Reading, best: int, kind: str) -> int:
-        """The likeliest candidate whose passage holds what the question asks it to (a date for "When ...?",
-        `detect.says_when`; each quantity the question states, `mentions.unstated`), among those at least
-        `HOLDING_SHARE` as likely as the best: "got my PhD from the University of Groningen" ranks above
-        "University of Groningen, 2019-2023 / PhD, ...", which alone can answer "When did he get his PhD?", and
-        "02.2016 - 02.2017 Hewlett-Packard" above "06.2014 - 02.2016 Zylia" for "Which company employed him from
-        2014 to 2016?". `best` when none does (the checks in `_fact` then refuse the answer), and when its own passage
-        passes those checks (its chunk, section heading, title or section holding the quantities)."""
-        def holds(i: int, section: bool) -> bool:
-            c = r.cands[i]
-            hit = r.hits[c.hit]
-            _, start, end = self._extent(r, c, kind)
-            near = [hit.text, hit.section or "", hit.title or ""]
-            if kind == "date" and not detect.says_when(hit.text[start:end]):
-                return False
-            return not unstated(r.question, near) or (section and not unstated(r.question, [*self._section(hit), *near[1:]]))
-
-        if holds(best, section=True):
-            return best
-        floor = HOLDING_SHARE * float(r.p[best])
-        for i in np.argsort(-r.p):
-            if float(r.p[i]) < floor:
-                break
-            if holds(int(i), section=False):
-                return int(i)
-        return best
-
-    def _locating(self, question: str, doc: str) -> frozenset[str]:
-        """The run of `doc`'s title that located it (`resolve.locating`); none without a store."""
-        return locating(question, doc, self.store, facts=False) if self.store is not None else frozenset()
-
-    def _document(self, doc: str) -> list[str]:
-        """The text of `doc`, as one string in a list; none without a store."""
-        text = self.store.document_text(doc) if self.store is not None else None
-        return [text] if text else []
-
-    def _chunks(self, doc: str) -> list[StoredChunk]:
-        """The chunks of `doc` in order; none without a store."""
-        return self.store.chunks_of(doc) if self.store is not None else []
-
-    def _section(self, hit: Hit) -> list[str]:
-        """The texts of the chunks of `hit`'s section, which may say a few sentences before the chunk what the
-        question states ("In 1973, ..."); just the chunk's without a store."""
-        if self.store is None:
-            return [hit.text]
-        return [c.text for c in self.store.chunks_of(hit.doc) if c.section == hit.section]
-
-    def _named_document(self, r: Reading, hit: Hit) -> tuple[str, str] | None:
-        """`titles.document_asked` for the document of `hit`, read whole from the store. A person's document
-        (one with an owner) is about that person, never the thing asked for."""
-        noun = asks.thing_asked(r.question)
-        if not noun or hit.owner:
-            return None
-        full = self.store.document_text(hit.doc) if self.store is not None else None
-        text = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == hit.doc)
-        found = document_asked(noun, hit.title or Path(hit.doc).stem, text)
-        return (found[0], short_title(found[1], TITLE_LEAD_CHARS)) if found else None
-
-    def _named(self, r: Reading) -> set[str]:
-        """The owners of the hits that the question names."""
-        owners = sorted({h.owner for h in r.hits if h.owner})
-        aliases = stored_aliases(self.store) if self.store is not None else None
-        return set(people_named(r.question, owners, aliases))
+        return answer_fact(self, r, threshold)
 
     def how_sure(self, p: float, model: ReaderModel) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
