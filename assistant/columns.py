@@ -8,6 +8,12 @@ bachelor's line: `key_word`), so is a period still running in a column of dates 
 as them is asked again and filled. The reader's confidence is on a different scale for each question (a PhD
 question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from
 the job line, below the reader's own threshold). A profile, one row, has no column to be read against.
+
+A row is then read across (`corroborated`): a cell the reader left empty is asked again at any answerability, and
+filled when that answer quotes the chunk that a filled cell of the same row quotes for a related question (the two
+ask about the same thing: they share a word, or both ask about the present). "What is her current job title?" is
+answered at 0.3-0.5 from a CV's running entry, below the reader's threshold, where "Where does she work now?"
+is answered from the same entry with confidence: the two answers agree on where her present is written.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from index.lexical import STOPWORDS
 
 from .answer.detect import has_year
 from .answer.model import logit
-from .answer.present import open_range
+from .answer.present import asks_now, open_range
 from .people import Person
 from .table import NAME, Ask, Cell, Field, Progress, Row, Table, build_row, cell_of
 
@@ -137,10 +143,45 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
 
 
+def _about(field: Field) -> set[str]:
+    """What `field`'s question asks about: its words less function words and the name, and "now" when it asks
+    about the present (`present.asks_now`)."""
+    words = lemmas(field.question.replace(NAME, " ")) - STOPWORDS
+    return words | {"now"} if asks_now(field.question) else words
+
+
+def corroborated(table: Table, reask: Ask) -> Table:
+    """`table` with each row read across (see the module docstring): an empty cell the reader abstained on (no
+    note) is asked again with `reask` (at any answerability) when another cell of its row, filled, answers a
+    related question (`_about`: a word in common); the answer fills it when it quotes that cell's chunk and
+    passes the column's checks (its key word, a period still running in a column of passed dates)."""
+    rows = [list(r.cells) for r in table.rows]
+    about = [_about(f) for f in table.fields]
+    found = {key_word(f, [r[j] for r in rows]) for j, f in enumerate(table.fields)} - {""}
+    for j, fld in enumerate(table.fields):
+        related = [k for k in range(len(table.fields)) if k != j and about[j] & about[k]]
+        if not related:
+            continue
+        keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
+        passed = passed_dates([r[j] for r in rows])
+        for i, r in enumerate(rows):
+            c = r[j]
+            chunks = {cc.citation.chunk_id for k in related if (cc := r[k]).citation is not None}
+            if c.citation is not None or c.note or not chunks:
+                continue
+            row = table.rows[i]
+            again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
+            if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys)
+                    and not (passed and open_range(again.value))):
+                r[j] = again
+    return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
+
+
 def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], progress: Progress | None = None,
                 margin: float | None = COLUMN_MARGIN, reask: Ask | None = None) -> Table:
     """A row per person of `people`, a cell per field, each column then read as a whole with
-    `against_column(margin, reask=reask)` (None: every answer kept; see the module docstring)."""
+    `against_column(margin, reask=reask)` (None: every answer kept; see the module docstring), and, with
+    `reask`, each row across (`corroborated`)."""
     total = len(people) * len(fields)
     done = 0
 
@@ -152,4 +193,7 @@ def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], pro
 
     rows = tuple(build_row(ask, p, fields, step) for p in people)
     table = Table(tuple(fields), rows)
-    return table if margin is None else against_column(table, margin, reask=reask)
+    if margin is None:
+        return table
+    table = against_column(table, margin, reask=reask)
+    return table if reask is None else corroborated(table, reask)

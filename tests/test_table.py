@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from assistant.answer import Answer, Citation
 from assistant.cli import main
-from assistant.columns import COLUMN_MARGIN, RUNNING, UNSURE, against_column, key_word, passed_dates
+from assistant.columns import COLUMN_MARGIN, RUNNING, UNSURE, against_column, corroborated, key_word, passed_dates
 from assistant.people import Person
 from assistant.table import (
     DEFAULT_FIELDS,
@@ -317,6 +317,36 @@ def test_a_running_period_in_a_column_of_passed_dates_is_left_empty() -> None:
     assert not passed_dates(cells) and not passed_dates(cells[2:3] * 2)  # mostly running; too few
     table = Table((joined,), tuple(Row(f"P{i}", ("/d/x.md",), (c,)) for i, c in enumerate(cells)))
     assert against_column(table, margin=10.0) == table
+
+
+def test_an_empty_cell_is_filled_when_a_related_cell_of_its_row_quotes_the_same_chunk() -> None:
+    """A row read across: "What is {name}'s current job title?" is answered at 0.3-0.5 from a CV's running
+    entry, below the reader's threshold, where "Where does {name} work now?" is answered from the same entry.
+    An empty job-title cell is asked again at any answerability and filled when that answer quotes the chunk
+    the employer cell quotes (both ask about now); not when it quotes another chunk, and an unrelated column
+    (the e-mail) confirms nothing. (`reask` is scripted: the row rule is what is checked; the real re-ask is
+    checked on the seed profiles below.)"""
+    pos, emp = Field("Current position", "What is {name}'s current job title?"), Field("Current employer", "Where does {name} work now?")
+    mail = Field("Email", "What is {name}'s email?")
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (
+        Cell(pos.label, "", 0.3),
+        Cell(emp.label, "Acme", 0.8, cite("Acme | 2021 - present", doc=f"/d/p{i}.md", chunk_id=f"job{i}")) if i < 2
+        else Cell(emp.label, "", 0.3),
+        Cell(mail.label, f"p{i}@x.org", None, cite(f"p{i}@x.org", doc=f"/d/p{i}.md", chunk_id=f"top{i}")))) for i in range(3))
+    asked: list[str] = []
+
+    def reask(question: str) -> Answer:
+        asked.append(question)
+        i = int(question.split("P")[1][0])
+        where = f"job{i}" if i == 0 else f"other{i}"  # P1's answer quotes another chunk than its employer cell
+        quote = cite("Senior Engineer, 2021 - present", doc=f"/d/p{i}.md", chunk_id=where)
+        return Answer(question, "Senior Engineer [1]", False, (quote,), fact="Senior Engineer", confidence=0.3)
+
+    checked = corroborated(Table((pos, emp, mail), rows), reask)
+    assert asked == ["What is P0's current job title?", "What is P1's current job title?"]  # P2: no related cell filled
+    assert [r.cells[0].value for r in checked.rows] == ["Senior Engineer", "", ""]
+    assert checked.rows[0].cells[0].citation is not None and checked.rows[0].cells[0].citation.chunk_id == "job0"
+    assert [r.cells[1:] for r in checked.rows] == [r.cells[1:] for r in rows]
 
 
 def test_csv_has_a_value_and_a_source_column_per_field() -> None:
