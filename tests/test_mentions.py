@@ -53,6 +53,33 @@ def test_a_question_naming_what_no_document_mentions_is_refused(tmp_path: Path, 
     assert not answered.abstained and "17" in answered.answer
 
 
+def test_a_short_abbreviation_counts_where_the_collection_writes_it(tmp_path: Path, embedder) -> None:
+    """"PhD" is written in many ways ("Ph.D.", "Doctor of Philosophy"), so it is checked only where the
+    collection writes it as the question does: a CV that never mentions a PhD, in a folder whose other CVs
+    write "Ph.D.", cannot say when its owner got one. Spelled out, in either order ("Doctor of Philosophy",
+    "Master of Science"), it is held; a collection that never writes it says nothing."""
+    docs = {"roe.md": "# Ann Roe\n\n## Education\n\n- Ph.D. in Physics, Some University, 2012\n- B.Sc., 2006\n",
+            "lee.md": "# Bo Lee\n\n## Education\n\n- Master of Arts, History, Other University (2003)\n"
+                      "- Bachelor of Arts, History (2001)\n",
+            "kim.md": "# Cy Kim\n\n## Education\n\n- Doctor of Philosophy, Chemistry, Third University, 2015\n"}
+    for name, text in docs.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    build_index([tmp_path / n for n in docs], tmp_path / "idx", embedder=embedder)
+    store = Store.open(tmp_path / "idx")
+    path = {Path(d.doc).name: d.doc for d in store.documents()}
+    assert coded("When did Bo Lee get his PhD and MSc?", short=True) == ["PhD", "MSc"]
+    assert coded("When did Bo Lee get his PhD?") == []  # not a code by itself: see `_is_code`
+    assert unmentioned("When did Bo Lee get his PhD?", [path["lee.md"]], store) == ["PhD"]
+    assert unmentioned("When did Ann Roe get her PhD?", [path["roe.md"]], store) == []
+    assert unmentioned("When did Cy Kim get his PhD?", [path["kim.md"]], store) == []  # spelled out, reversed
+    assert unmentioned("When did Bo Lee get his MSc?", [path["lee.md"]], store) == []  # no CV here writes "MSc"
+    a = Assistant(store, embedder)
+    refused = a.ask("In what year did Bo Lee receive his PhD?")
+    assert refused.abstained and "mentions “PhD”" in refused.notes[-1] and "lee.md" in refused.notes[-1]
+    answered = a.ask("In what year did Ann Roe receive her PhD?")  # the same question of a CV that writes it
+    assert "PhD" not in " ".join(answered.notes) and "2012" in " ".join(c.quote for c in answered.citations + answered.related)
+
+
 def test_quantities_a_question_states_are_numbers_after_common_words() -> None:
     assert quantities("How many hours had he flown in the last 24 hours, at a 50% penalty, in 1970, with K = 10?") == [
         "24", "50%", "1970", "10"]

@@ -9,9 +9,11 @@ the reader answered these near misses from the neighbouring passage.
 A term counts when it is written as a code is: an acronym in capitals of three letters or more ("GPU", "BERT"), a
 name with capitals inside it of five letters or more ("CatBoost", "LightGBM"), or a capital and a digit ("FP8",
 "PA-22"), alone or as a part of a hyphenated word ("BERT-based"). Two letters ("TA", "UK") stand for too many
-things; an abbreviation mixing cases in four letters or fewer ("PhD", "MSc") is written in too many ways ("Ph.D.",
-"M.S.", "Master of Science", "doctorate"); a question typed in lower case ("ww2") or in capitals says nothing by
-its case. A word written as a name is ("Alaska", "Swiss") does not: a place
+things; an abbreviation mixing cases in four letters or fewer ("PhD", "MSc") is written in many ways ("Ph.D.",
+"Master of Science", "doctorate"), so it counts only where the collection writes it so: when some other document
+holds it, the documents read must hold it too, or spell it out in either order ("Doctor of Philosophy"); a
+passage need not ("the economics PhD student" says who is meant). A question typed in lower case ("ww2") or in
+capitals says nothing by its case. A word written as a name is ("Alaska", "Swiss") does not: a place
 or a person is often written otherwise ("AK", "Switzerland"), and finding people is the resolver's work; nor does
 a number ("0.20", "2019"), which a document may write another way ("20 %", "'19"). The documents hold a term
 when their text, title or file name holds it (`Store.docs_holding`: accent-free, case-folded, dots dropped, so
@@ -60,17 +62,25 @@ _TOKEN = re.compile(r"[^\W_][\w.+'’-]*[\w+]|[^\W_]")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
 
-def coded(question: str) -> list[str]:
-    """The terms of `question` written as codes or acronyms are (see the module docstring), in order."""
+def coded(question: str, short: bool = False) -> list[str]:
+    """The terms of `question` written as codes or acronyms are (see the module docstring), in order; with
+    `short`, also the abbreviations mixing cases in four letters or fewer ("PhD", "MSc": `_short`)."""
     letters_all = [c for c in question if c.isalpha()]
     if sum(c.isupper() for c in letters_all) > len(letters_all) / 2:
         return []  # a question typed in capitals: its capitals say nothing of its words
     out = []
     for token in _TOKEN.findall(question):
         token = _POSSESSIVE.sub("", token)
-        if any(_is_code(part) for part in token.split("-")):
+        if any(_is_code(part) or (short and _short(part)) for part in token.split("-")):
             out.append(token)
     return list(dict.fromkeys(out))
+
+
+def _short(part: str) -> bool:
+    """An abbreviation mixing cases in four letters or fewer, opening with a capital: "PhD", "MSc", "BSc"."""
+    letters = [c for c in part if c.isalpha()]
+    return (len(part) == len(letters) and 3 <= len(letters) <= 4 and part[0].isupper()
+            and 2 <= sum(c.isupper() for c in letters) < len(letters))
 
 
 def _is_code(part: str) -> bool:
@@ -104,14 +114,23 @@ def _held(term: str, held: set[str]) -> bool:
 
 
 def _spelled_out(acronym: str, texts: Sequence[str]) -> bool:
-    """Does a text spell out `acronym` ("GPU"): consecutive words whose initials, in any case, are its letters?"""
+    """Does a text spell out `acronym` ("GPU"): consecutive words whose initials, in any case, are its letters?
+    A short abbreviation mixing cases (`_short`) is spelled out by the words of its capitals, in its order or,
+    as English writes a Latin degree, the other way round, each word opening with the capital and the small
+    letters after it: "Master of Science" for "MSc", "Doctor of Philosophy" for "PhD" (Philosophiae Doctor)."""
     letters = [c for c in acronym if c.isalpha()]
-    if not (2 <= len(letters) <= 6) or not all(c.isupper() for c in letters):
+    orders = [letters]
+    if _short(acronym):  # each word opens with a capital and the small letters after it: "Ph", "D"
+        orders = [parts := re.findall(r"[A-Z][a-z]*", acronym), parts[::-1]]
+    elif not (2 <= len(letters) <= 6) or not all(c.isupper() for c in letters):
         return False
     between = rf"(?:[\s-]+(?:{'|'.join(sorted(STOPWORDS))}))*[\s-]+"  # "University of North Carolina": UNC
-    words = between.join(rf"{c}[\w'’]*" for c in letters)
-    pattern = re.compile(rf"\b{words}\b", re.IGNORECASE)
-    return any(pattern.search(t) for t in texts)
+    for order in orders:
+        words = between.join(rf"{c}[\w'’]*" for c in order)
+        pattern = re.compile(rf"\b{words}\b", re.IGNORECASE)
+        if any(pattern.search(t) for t in texts):
+            return True
+    return False
 
 
 def unmentioned(question: str, docs: Collection[str], store: Store | None, skip: Collection[str] = ()) -> list[str]:
@@ -121,7 +140,7 @@ def unmentioned(question: str, docs: Collection[str], store: Store | None, skip:
     if store is None or not docs:
         return []
     skipped = {key(s) for s in skip}
-    asked = [t for t in coded(question) if key(t) not in skipped]
+    asked = [t for t in coded(question, short=True) if key(t) not in skipped]
     if not asked:
         return []
     keys = sorted({k for t in asked for w in [key(t).replace("-", "")]
@@ -131,7 +150,10 @@ def unmentioned(question: str, docs: Collection[str], store: Store | None, skip:
         return []
     wanted = set(docs)
     held = {k for k, paths in holding.items() if wanted.intersection(paths)}
-    missing = [t for t in asked if not _held(t, held)]
+    anywhere = {k for k, paths in holding.items() if paths}
+    codes = coded(question)
+    # a short abbreviation ("PhD") counts where the collection writes it so: its other documents say how
+    missing = [t for t in asked if not _held(t, held) and (t in codes or _held(t, anywhere))]
     if not missing:
         return []
     texts = [t for d in sorted(wanted) if (t := store.document_text(d))]
