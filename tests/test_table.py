@@ -15,7 +15,15 @@ from click.testing import CliRunner, Result
 
 from assistant.answer import Answer, Citation
 from assistant.cli import main
-from assistant.columns import COLUMN_MARGIN, RUNNING, UNSURE, against_column, corroborated, key_word, passed_dates
+from assistant.columns import (
+    COLUMN_MARGIN,
+    RUNNING,
+    UNSURE,
+    against_column,
+    corroborated,
+    key_word,
+    passed_dates,
+)
 from assistant.people import Person
 from assistant.table import (
     DEFAULT_FIELDS,
