@@ -40,7 +40,7 @@ from .answer import Answer, AnswerWriter, detect, verify_citations
 from .answer.model import ReaderModel
 from .answer.pipeline import retrieve_hits
 from .answer.reader import Reader
-from .columns import COLUMN_MARGIN, build_table
+from .columns import COLUMN_MARGIN, build_table, corroborated
 from .followup import resolve
 from .people import People, Person
 from .settings import Settings, SettingsError
@@ -260,9 +260,15 @@ class Assistant:
     def profile(self, name: str, fields: Sequence[Field] | None = None) -> Row | None:
         """The person `name` names (any written form) as one row of the table, or None if nobody
         matches (or the name could be several people). A row alone has no column to be read against,
-        so its cells are every answer the reader gives (`Assistant.table` with `margin=None`)."""
+        so its cells are every answer the reader gives (`Assistant.table` with `margin=None`), the row read
+        across (`columns.corroborated`: an empty cell filled when its answer at any confidence quotes the chunk
+        a related filled cell quotes)."""
         person = self.people.find(name)
-        return build_row(self.ask, person, fields or choose_fields()) if person else None
+        if person is None:
+            return None
+        fields = tuple(fields or choose_fields())
+        row = build_row(self.ask, person, fields)
+        return corroborated(Table(fields, (row,)), lambda question: self.ask(question, threshold=0.0)).rows[0]
 
     def documents(self) -> list[DocRecord]:
         return self.store.documents()

@@ -57,10 +57,11 @@ def test_a_short_abbreviation_counts_where_the_collection_writes_it(tmp_path: Pa
     """"PhD" is written in many ways ("Ph.D.", "Doctor of Philosophy"), so it is checked only where the
     collection writes it as the question does: a CV that never mentions a PhD, in a folder whose other CVs
     write "Ph.D.", cannot say when its owner got one. Spelled out, in either order ("Doctor of Philosophy",
-    "Master of Science"), it is held; a collection that never writes it says nothing."""
+    "Master of Science"), it is held, but not by words in lower case ("department of physics"); a collection
+    that never writes it says nothing."""
     docs = {"roe.md": "# Ann Roe\n\n## Education\n\n- Ph.D. in Physics, Some University, 2012\n- B.Sc., 2006\n",
             "lee.md": "# Bo Lee\n\n## Education\n\n- Master of Arts, History, Other University (2003)\n"
-                      "- Bachelor of Arts, History (2001)\n",
+                      "- Bachelor of Arts, History (2001)\n- Teaching assistant, department of physics (2004)\n",
             "kim.md": "# Cy Kim\n\n## Education\n\n- Doctor of Philosophy, Chemistry, Third University, 2015\n"}
     for name, text in docs.items():
         (tmp_path / name).write_text(text, encoding="utf-8")

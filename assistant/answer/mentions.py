@@ -117,20 +117,21 @@ def _spelled_out(acronym: str, texts: Sequence[str]) -> bool:
     """Does a text spell out `acronym` ("GPU"): consecutive words whose initials, in any case, are its letters?
     A short abbreviation mixing cases (`_short`) is spelled out by the words of its capitals, in its order or,
     as English writes a Latin degree, the other way round, each word opening with the capital and the small
-    letters after it: "Master of Science" for "MSc", "Doctor of Philosophy" for "PhD" (Philosophiae Doctor)."""
+    letters after it, as a name is written or in capitals: "Master of Science" for "MSc", "Doctor of
+    Philosophy" for "PhD" (Philosophiae Doctor), not "the department of physics"."""
     letters = [c for c in acronym if c.isalpha()]
-    orders = [letters]
+    between = rf"(?:[\s-]+(?i:{'|'.join(sorted(STOPWORDS))}))*[\s-]+"  # "University of North Carolina": UNC
+    word = r"[\w'’]*"  # the rest of a word
     if _short(acronym):  # each word opens with a capital and the small letters after it: "Ph", "D"
-        orders = [parts := re.findall(r"[A-Z][a-z]*", acronym), parts[::-1]]
-    elif not (2 <= len(letters) <= 6) or not all(c.isupper() for c in letters):
+        parts = re.findall(r"[A-Z][a-z]*", acronym)
+        # as a name is written, or in capitals; not in lower case ("the department of physics")
+        orders = (parts, parts[::-1], [w.upper() for w in parts], [w.upper() for w in parts[::-1]])
+        patterns = [re.compile(r"\b" + between.join(w + word for w in order) + r"\b") for order in orders]
+    elif 2 <= len(letters) <= 6 and all(c.isupper() for c in letters):
+        patterns = [re.compile(r"\b" + between.join(c + word for c in letters) + r"\b", re.IGNORECASE)]
+    else:
         return False
-    between = rf"(?:[\s-]+(?:{'|'.join(sorted(STOPWORDS))}))*[\s-]+"  # "University of North Carolina": UNC
-    for order in orders:
-        words = between.join(rf"{c}[\w'’]*" for c in order)
-        pattern = re.compile(rf"\b{words}\b", re.IGNORECASE)
-        if any(pattern.search(t) for t in texts):
-            return True
-    return False
+    return any(p.search(t) for p in patterns for t in texts)
 
 
 def unmentioned(question: str, docs: Collection[str], store: Store | None, skip: Collection[str] = ()) -> list[str]:
