@@ -46,8 +46,9 @@ from dataclasses import dataclass, field
 # an item of a numbered list ("1. C. Cummins, P. Petoumenos.") counts its first author; 27: Pandoc's span, heading and
 # block attributes ("[2004-2009]{.cvfloat}"), LaTeX's layout commands ("\\hfill") and hard line breaks in Markdown are
 # not text (a span's text is); a name bolded counts as the owner's mark only inside an author list (a role bolded at
-# the head of each entry, "**Postdoctoral Scholar**", is none)
-INGEST_VERSION = 27
+# the head of each entry, "**Postdoctoral Scholar**", is none); 28: a bold surname before its initials in an author
+# list that writes every author so ("Yuan, M., **Lin, B.** and Li, P.") is the owner's mark, as "B. Lin"
+INGEST_VERSION = 28
 
 
 @dataclass(frozen=True)

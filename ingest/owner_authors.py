@@ -17,6 +17,10 @@ _WORD = r"[A-Z][a-zà-ÿ'’-]+"
 _INITIAL = r"[A-Z]\."
 _NAME = rf"(?:(?:{_INITIAL}\s?){{1,3}}{_WORD}(?:\s{_WORD})?|{_WORD}(?:\s(?:{_WORD}|{_INITIAL})){{1,3}})"
 _BOLD_NAME = re.compile(rf"\*\*({_NAME})\*\*")
+# a surname before its initials, as a reference list writes an author ("Lin, B.", "Hobert, J. P."); in bold with
+# its last stop inside or just outside the marks ("**Lin, B.**", "**Lin, B**.")
+_SURNAME_FIRST = re.compile(rf"\b({_WORD}),\s((?:[A-Z]\.\s?){{0,2}}[A-Z]\.)")
+_BOLD_SURNAME_FIRST = re.compile(rf"\*\*({_WORD}),\s((?:[A-Z]\.\s?){{0,2}}[A-Z])\.?\*\*")
 _AUTHOR = re.compile(
     rf"(?:^[ \t]*(?:(?:[-•*>]|\d{{1,3}}[.)])[ \t]*)?|[,;:\"][*†‡]?\s*|\band\s)({_NAME})(?=[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]*\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
 )
@@ -53,12 +57,17 @@ def author_names(cleaned: str) -> list[str]:
 def bold_names(source: str) -> list[str]:
     """Names the source sets in bold (`**Name**`) inside an author list: on a line that lists at least two names
     (`author_names`), as a CV's export marks its owner among co-authors. A role a CV bolds at the head of each
-    entry ("**Postdoctoral Scholar** (September 2019 - present)") names no one."""
+    entry ("**Postdoctoral Scholar** (September 2019 - present)") names no one. A list that writes each surname
+    before its initials ("Yuan, M., Wang, C., **Lin, B.** and Li, P.") gives its bold name as "B. Lin"."""
     out = []
     for line in source.splitlines():
-        found = [n for n in _BOLD_NAME.findall(line) if _plausible(n)] if "**" in line else []
+        if "**" not in line:
+            continue
+        found = [n for n in _BOLD_NAME.findall(line) if _plausible(n)]
         if found and len(author_names(line.replace("**", ""))) >= 2:
             out += found
+        elif (turned := _BOLD_SURNAME_FIRST.findall(line)) and len(_SURNAME_FIRST.findall(line.replace("**", ""))) >= 2:
+            out += [" ".join([*(f"{c}." for c in re.findall(r"[A-Z]", initials)), surname]) for surname, initials in turned]
     return out
 
 

@@ -774,3 +774,24 @@ def test_a_role_bolded_in_each_entry_is_no_owner_mark(tmp_path: Path) -> None:
                     "*Other University*\n\n* **Postdoctoral Scholar** (June 2019 - August 2019)\n  Neutrino Physics, "
                     f"*Some University*\n\n## Publications\n\n{pubs}\n", encoding="utf-8")
     assert load_document(path).owner == "B. J. Lund"
+
+
+def test_a_bold_surname_before_its_initials_in_author_lists_is_the_owner(tmp_path: Path) -> None:
+    """A CV that names its owner only in its publications, bolded in author lists that write every author's
+    surname before the initials ("Yuan, M., Wang, C., **Lin, B**. and Li, P."), and under a generic title
+    ("Curriculum Vitae"). The bold name is the owner's mark, turned to "B. Lin"; a bold surname-first name
+    outside such a list ("**Smith, J.** (2020) a talk") is none."""
+    from ingest.owner_authors import bold_names
+
+    assert bold_names("Yuan, M., Wang, C., **Lin, B**. and Li, P. (2022) Semiparametric inference.\n") == ["B. Lin"]
+    assert bold_names("Hobert, J. P., **Jones, G. L.**, Presnell, B. (2002) On regeneration.\n") == ["G. L. Jones"]
+    assert bold_names("**Smith, J.** (2020) Invited talk, Some Seminar\n") == []
+    pubs = ["**Lin, B.**, and Sun, L., Better together: a sex-combined interaction analysis (2022)",
+            "**Lin, B.**, Gong, J., Panjwani, N., Sun, L. and Strug, L., Genome-wide association study (2021)",
+            "Yuan, M., Wang, C., **Lin, B**. and Li, P. (2022) Semiparametric inference. Annals, 74, 451-472.",
+            "Skead, K., Abelson, S., **Lin, B.**, Soave, D. and Awadalla, P. (2021) Mutation dynamics in blood."]
+    path = tmp_path / "cv.md"
+    path.write_text("---\ntitle: Curriculum Vitae\n---\n\nSubmitted\n---------\n\n" + "\n\n".join(pubs)
+                    + "\n\nEducation\n---------\n\nPh.D. Student, Biostatistics, Some University, 2020 - present\n",
+                    encoding="utf-8")
+    assert load_document(path).owner == "B. Lin"
