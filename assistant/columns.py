@@ -152,9 +152,11 @@ def _about(field: Field) -> set[str]:
 
 def corroborated(table: Table, reask: Ask) -> Table:
     """`table` with each row read across (see the module docstring): an empty cell the reader abstained on (no
-    note) is asked again with `reask` (at any answerability) when another cell of its row, filled, answers a
-    related question (`_about`: a word in common); the answer fills it when it quotes that cell's chunk and
-    passes the column's checks (its key word, a period still running in a column of passed dates)."""
+    note), or that its column found far less sure than its other cells (`UNSURE`), is asked again with `reask`
+    (at any answerability) when another cell of its row, filled, answers a related question (`_about`: a word
+    in common); the answer fills it when it quotes that cell's chunk and passes the column's checks (its key
+    word, a period still running in a column of passed dates). The related cell vouches for the passage where
+    the column's scale did not."""
     rows = [list(r.cells) for r in table.rows]
     about = [_about(f) for f in table.fields]
     found = {key_word(f, [r[j] for r in rows]) for j, f in enumerate(table.fields)} - {""}
@@ -167,7 +169,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
         for i, r in enumerate(rows):
             c = r[j]
             chunks = {cc.citation.chunk_id for k in related if (cc := r[k]).citation is not None}
-            if c.citation is not None or c.note or not chunks:
+            if c.citation is not None or (c.note and c.note != UNSURE) or not chunks:
                 continue
             row = table.rows[i]
             again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)

@@ -352,6 +352,13 @@ def test_an_empty_cell_is_filled_when_a_related_cell_of_its_row_quotes_the_same_
 
     checked = corroborated(Table((pos, emp, mail), rows), reask)
     assert asked == ["What is P0's current job title?", "What is P1's current job title?"]  # P2: no related cell filled
+    # a cell its column found far less sure is vouched for too; one whose passage lacked the key word is not
+    unsure = Table((pos, emp, mail), (Row("P0", rows[0].docs, (Cell(pos.label, "", 0.3, note=UNSURE), *rows[0].cells[1:])),
+                                      Row("P1", rows[1].docs, (Cell(pos.label, "", 0.3, note="from a passage without “job”"),
+                                                               *rows[1].cells[1:]))))
+    asked.clear()
+    assert [r.cells[0].value for r in corroborated(unsure, reask).rows] == ["Senior Engineer", ""]
+    assert asked == ["What is P0's current job title?"]
     assert [r.cells[0].value for r in checked.rows] == ["Senior Engineer", "", ""]
     assert checked.rows[0].cells[0].citation is not None and checked.rows[0].cells[0].citation.chunk_id == "job0"
     assert [r.cells[1:] for r in checked.rows] == [r.cells[1:] for r in rows]
