@@ -44,17 +44,6 @@ def lemma(word: str) -> str:
     return fold(w)  # accent-free: a question typed "Parvulescu" meets a CV's "Pârvulescu"
 
 
-@lru_cache(maxsize=200_000)
-def english(word: str) -> bool:
-    """Is `word` an English word by simplemma's dictionary ("algebra", "policy", "smith"; not "Nikkhah")?"""
-    from simplemma import is_known
-
-    try:
-        return bool(is_known(word.lower(), lang="en"))
-    except Exception:  # a token simplemma cannot handle is no word it knows
-        return False
-
-
 def lemmas(text: str) -> set[str]:
     """Lemmas of the words of `text`, and of each compound joined by dots glued together, as the
     lexical index glues them (`index.lexical`): "Ph.D." also gives "phd", so it meets a question's

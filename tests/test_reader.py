@@ -538,33 +538,6 @@ def test_a_date_asked_for_is_never_answered_from_a_passage_without_one(tmp_path,
     assert not says_when("Ph.D. in Physics, Stanford University") and not says_when("The dataset is taken from it.")
 
 
-def test_a_who_question_is_never_answered_from_a_passage_naming_no_one(tmp_path, embedder):
-    """"Who supervised her bachelor thesis?" against a degree entry listing courses: "Linear Algebra" is a
-    run of capitalised words a tagger takes for a person, but both are English words, so the passage names no
-    one and the reader refuses. A name that is no English word ("Nikkhah"), or a surname before its initials as
-    reference lists write it ("Agresti, A."), is someone; so is an organisation or a place ("University of
-    Leeds" would be: a "Who ...?" question may ask for one)."""
-    store, assistant = _indexed(tmp_path, embedder, {
-        "roe_cv.md": "# Ada Roe\n\nada@example.org\n\n## Doctorate\n\n"
-                     "Ph.D. in Bioengineering, Arizona State University, 2016 (advisor: Mehdi Nikkhah)\n\n"
-                     "## Undergraduate studies\n\nB.Sc. in Mathematics, 2011. Bachelor thesis on "
-                     "value at risk. Courses covered Linear Algebra, Functional Analysis and Probability Theory.\n\n"
-                     "## Publications\n\n"
-                     "- Agresti, A. and Roe, A. (2014). Misvotes and overvotes. Statistical Science, 17(4).\n",
-        # a collection also writes the subjects in lower case, so they are no names of its own (`Idf.proper`)
-        "syllabus.md": "# Syllabus\n\nThe first year covers linear algebra, functional analysis and probability "
-                       "theory, with a course in statistical science.\n"})
-    advised = assistant.ask("Who was Ada Roe's PhD advisor?")
-    assert not advised.abstained and "Nikkhah" in advised.answer, advised.answer
-    # answered at any answerability, so that only the checks of what the passage holds can refuse
-    refused = assistant.ask("Who supervised Ada Roe's bachelor thesis?", threshold=0.0)
-    assert refused.abstained and any("names no one" in n for n in refused.notes), (refused.answer, refused.notes)
-    _quotes_exact(assistant, refused)
-    cowrote = assistant.ask("Who co-wrote the Statistical Science paper on misvotes with Ada Roe?", threshold=0.0)
-    assert not cowrote.abstained and "Agresti" in cowrote.answer, cowrote.answer
-    store.close()
-
-
 def test_which_paper_is_answered_by_the_title_of_the_paper_that_calls_itself_one(tmp_path, embedder):
     """"Which paper proposes ...?" asks for a document: the answer leads with the title of the paper
     that says "In this paper" (its own word for what it is), then quotes the passage. A CV is a person's

@@ -322,11 +322,6 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
 
 
-def spans_of(kind: str, text: str, exclude: frozenset[str] = frozenset(), question: str = "") -> list[tuple[int, int]]:
-    """Every verbatim phrase of `kind` in `text` (its words not in `exclude`), less those `question` says."""
-    return [(a, b) for a, b in _spans(kind, text, exclude) if not (question and _said(text[a:b], question))]
-
-
 def _heading(text: str, a: int, b: int) -> bool:
     """Is text[a:b] a whole line of its own written in capitals (a heading such as "ACADEMIC EMPLOYMENT")?"""
     line_start = text.rfind("\n", 0, a) + 1

@@ -6,10 +6,9 @@ then checks what the passage it would quote holds before quoting it:
 - a code-like term no document read mentions, or a stated quantity or term the passage and its section lack
   (`mentions`), refuses the question, and the note names it;
 - a "When ...?" question needs a passage that says when (a year for "In what year ...?"), a question about the
-  present one that speaks of it, a "how many" one a number, a "Who ...?" one a name (`names_someone`); a
-  "When ...?" question, or one stating a quantity, is answered from the likeliest candidate that holds what it
-  asks, among those at least `HOLDING_SHARE` as likely as the best, before these checks refuse it (`_holding`;
-  for "Who ...?" it found other wrong answers where the refusal was right);
+  present one that speaks of it, a "how many" one a number; a "When ...?" question, or one stating a quantity,
+  is answered from the likeliest candidate that holds what it asks, among those at least `HOLDING_SHARE` as
+  likely as the best, before these checks refuse it (`_holding`);
 - the answer leads with the phrase of the kind asked for (the reading model's span, else `detect.phrase`), or
   with the document's title when the question asks which document ("Which paper proposes ...?").
 """
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from index import Hit, Store, StoredChunk
-from index.lemmas import english, lemma
+from index.lemmas import lemma
 
 from . import Answer, asks, citation_from_hit, detect, present
 from .addresses import own_address
@@ -43,8 +42,6 @@ if TYPE_CHECKING:
 # a "When ...?" answer, or one to a question stating a quantity, may come from a candidate this share as likely as
 # the best, when the best's passage lacks the date or the quantity (`_holding`)
 HOLDING_SHARE = 0.5
-# a surname before its initials, as reference lists write authors: "Agresti, A.", "Hobert, J. P."
-_SURNAME_FIRST = re.compile(r"\b([A-Z][^\W\d_]+(?:['’-][A-Z]?[^\W\d_]+)?),[ \t]+(?:[A-Z]\.[ \t]?){1,3}")
 NOW = NAMES.index("now_match")  # the candidate, its section or its entry speaks of the present (`features`)
 
 
@@ -94,9 +91,6 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
         return reader.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                  "or how much", sure)
-    if kind == "person" and not names_someone(reader, r, text, hit.owner):
-        return reader.abstain(r, "the passage it would quote names no one (its capitalised phrases are English "
-                                 "words: a title, a subject), and the question asks who", sure)
     cite = citation_from_hit(1, hit, start, end, score=p)
     span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
     if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
@@ -127,21 +121,6 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     else:
         answer = f"{body} [1]"
     return Answer(r.question, answer, False, (cite,), fact=fact, confidence=sure)
-
-
-def names_someone(reader: Reader, r: Reading, text: str, owner: str | None) -> bool:
-    """Does `text` name someone, other than its owner and those the question names? A run of capitalised words
-    tagged a person, an organisation or a place (`detect`), or a surname before its initials as a reference list
-    writes it ("Agresti, A."), holding a word that names: one the collection only ever writes capitalised
-    (`Idf.proper`) or that is no English word (simplemma's dictionary: "Nikkhah", "Alpaydin"). "Linear Algebra",
-    "Social Policy" or "M.A. Physics" are English words a tagger takes for a person's name."""
-    idf = reader.idf(r.hits)
-    exclude = owner_tokens(owner)
-    said = {w.lower() for w in re.findall(r"[^\W\d_]+", r.question)}
-    words = [w for k in ("person", "place") for a, b in detect.spans_of(k, text, exclude, r.question)
-             for w in re.findall(r"[^\W\d_]+", text[a:b])]
-    words += [m.group(1) for m in _SURNAME_FIRST.finditer(text) if m.group(1).lower() not in said | exclude]
-    return any(idf.proper(w) or (len(w) > 2 and not english(w)) for w in words)
 
 
 def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading, int, int]:
