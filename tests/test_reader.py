@@ -1191,6 +1191,12 @@ def test_how_many_or_how_much_is_no_answer_from_a_passage_without_a_number(tmp_p
     assert not asks.counts("How often is it run?") and not asks.counts("How did CatBoost compare?")
     assert detect.counts_something("more than one petabyte") and detect.counts_something("three patients")
     assert not detect.counts_something("The program is managed through the HackerOne platform.")
+    # a clock time counts nothing, and is no amount to lead with ("20" of "20:09 UTC")
+    assert not detect.counts_something("- 20:09 UTC: a user registers an account")
+    assert detect.counts_something("by 20:13 UTC it had uploaded 54 crates")
+    timeline = "- 20:09 UTC: a user registers\n- 20:13 UTC: it uploads a crate every 2 seconds"
+    led = detect.phrase("number", timeline, question="How quickly was it uploading crates?")
+    assert led is not None and timeline[led[0]:led[1]] == "2 seconds"
     files = {"SECURITY.md": "# Security\n\n## Bug bounty\n\nThe project runs an official bug bounty program for "
                             "security researchers. The program is managed through the HackerOne platform.\n\n"
                             "## Reporting\n\nReport security bugs privately to the security team.\n",

@@ -35,6 +35,8 @@ _CARDINAL = (r"(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thi
              r"thousand|million|billion|dozen)")
 _NUMBER_WORDS = re.compile(rf"\b{_CARDINAL}(?:[ \t-](?:one|{_CARDINAL}))*(?:[ \t-][A-Za-z]+)?\b", re.IGNORECASE)
 # a list's enumerator ("19. Patients with ...", "3) Dose"): a number that counts nothing
+# a clock time: hours and minutes, perhaps seconds ("20:09", "9:30:15"); no amount
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
 _ENUM = re.compile(r"(?:^|(?<=[.;:!?]\s)|(?<=\n))\s*\(?\d{1,3}[.)](?=\s+\S)")
 # numbers that point rather than count, by the conventions of written documents: a reference list in
 # brackets ("studies [7, 9, 10]", "[3-5]"), a heading's section number ("2.2 Cohort selection") and a
@@ -65,7 +67,9 @@ def says_when(text: str) -> bool:
 
 def counts_something(text: str) -> bool:
     """Could `text` give an amount: does it hold a number, in digits or in words ("two", "a dozen", and
-    "one", which `phrase` leaves out as often a pronoun: "more than one petabyte")?"""
+    "one", which `phrase` leaves out as often a pronoun: "more than one petabyte")? A clock time ("20:09 UTC")
+    counts nothing."""
+    text = _CLOCK.sub(" ", text)
     return has_number(text) or bool(_spans("number", text, frozenset())) or re.search(r"(?i)\bone\b", text) is not None
 
 
@@ -187,8 +191,10 @@ _WORD_AFTER = re.compile(r"[\s,]*([^\W\d_]+)")
 
 
 def _in_date(text: str, a: int, b: int) -> bool:
-    """Is the number at text[a:b] part of a date: a year ("2024", "2012 NSERC") or a day beside a
-    month's name ("December 23, 2007")? A number asked for is a quantity."""
+    """Is the number at text[a:b] part of a date or a time: a year ("2024", "2012 NSERC"), a day beside a
+    month's name ("December 23, 2007"), or a clock time ("20:09 UTC")? A number asked for is a quantity."""
+    if any(m.start() <= a < m.end() for m in _CLOCK.finditer(text, max(0, a - 3), min(len(text), b + 6))):
+        return True
     numeral = _NUMERAL.match(text, a)
     if numeral and _YEAR.fullmatch(numeral.group(0)):
         return True
