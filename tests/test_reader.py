@@ -205,6 +205,24 @@ def test_a_place_of_one_word_is_led_with_when_the_collection_only_capitalises_it
     assert two[a:b] == "Institute for Advanced Study"  # a run of capitalised words comes first
 
 
+def test_a_place_named_by_its_designator_is_led_with_before_a_subject():
+    """"Where did she do her PhD?" of "Ph.D. in Applied Physics, Yale University (2012-2018)": both are runs of
+    capitalised words probablepeople tags as organisations, but only "Yale University" holds a designator (the
+    word saying what kind of body it is, or a legal form), so it leads, even where the collection never writes
+    "Yale" in lower case either way; a subject written like a name does not."""
+    designated = entities.designated
+    assert designated("Yale University") and designated("Royal Institute of Technology") and designated("Everest Systems GmbH")
+    assert not designated("Applied Physics") and not designated("Sociology and Demography")
+    common = set().__contains__  # a collection that writes every word of both in lower case somewhere
+    text = "Ph.D. in Applied Physics, Yale University (2012-2018)"
+    a, b = detect.phrase("place", text, near={"phd": 2.0}, named=common, question="Where did she do her PhD?") or (0, 0)
+    assert text[a:b] == "Yale University"
+    assert detect.names_body("place", "Yale University", common) and not detect.names_body("place", "Applied Physics", common)
+    assert not detect.names_body("person", "Yale University", common)  # a designator says body, not person
+    emphasised = "_University of Pittsburgh_ 2019-"
+    assert [emphasised[x:y] for _, x, y in entities.entities(emphasised)] == ["University of Pittsburgh"]
+
+
 def test_a_heading_in_capitals_is_no_place():
     """A CV's section heading in capitals ("ACADEMIC EMPLOYMENT") is tagged like a name, and its words look like
     names to a collection that writes them only there; it is no answer to "Where does she work now?". A name

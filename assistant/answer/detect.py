@@ -19,7 +19,7 @@ from ingest.addresses import shapes
 
 from .addresses import SHAPED
 from .asks import AUX, TOKENS, type_word
-from .entities import JOINERS, MONTHS, entities, is_title, kind_of, other, single_names
+from .entities import JOINERS, MONTHS, designated, entities, is_title, kind_of, other, single_names
 from .present import DASH, OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
@@ -300,7 +300,8 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
-        spans = [sp for sp in spans if any(named(w) for w in TOKENS.findall(text[sp[0]:sp[1]]))] or spans
+        # (a place may instead carry an organisation's designator: "Royal Institute of Technology", `names_body`)
+        spans = [sp for sp in spans if names_body(kind, text[sp[0]:sp[1]], named)] or spans
     if kind in SHAPED and spans:
         return spans[0]  # an address stands alone: the first one
     if not spans or not near or len(spans) == 1:
@@ -326,6 +327,15 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
 
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
+
+
+def names_body(kind: str, phrase: str, named: Callable[[str], bool]) -> bool:
+    """Does `phrase`, of `kind`, name someone or some body rather than a title or a subject: a word the collection
+    only ever capitalises (`named`), or, for a place, an organisation's designator (`entities.designated`: "Royal
+    Institute of Technology", not "Applied Physics")?"""
+    if any(named(w) for w in TOKENS.findall(phrase)):
+        return True
+    return kind == "place" and designated(phrase)
 
 
 def _heading(text: str, a: int, b: int) -> bool:

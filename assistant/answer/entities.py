@@ -34,6 +34,20 @@ def tag(run: str) -> str:
     return str(kind)
 
 
+@lru_cache(maxsize=65536)
+def designated(run: str) -> bool:
+    """Does probablepeople read an organisation's designator in `run`: the word that says what kind of body it is
+    ("University" of "Yale University", "Laboratory", "Institute") or its legal form ("GmbH", "Inc.")? A field of
+    study written like a name ("Applied Physics", "Sociology and Demography") has none."""
+    import probablepeople
+
+    try:
+        parts, kind = probablepeople.tag(run.rstrip(".,"))
+    except Exception:  # RepeatedLabelError on odd strings: no verdict
+        return False
+    return kind == "Corporation" and any(k in ("CorporationNameOrganization", "CorporationLegalType") for k in parts)
+
+
 def runs(text: str) -> list[tuple[int, int]]:
     """Offsets of the runs of two or more capitalised words (joined by "of", "the", "and", ...).
 
@@ -72,6 +86,8 @@ def _close(text: str, base: int, run: list[tuple[int, int]], out: list[tuple[int
         run.pop(0)
     if len(run) >= 2:
         a, b = base + run[0][0], base + run[-1][1]
+        while b > a and text[b - 1] == "_":  # Markdown's emphasis closing after the name ("_University of Pittsburgh_")
+            b -= 1
         out.append((a, b - 1 if strip and text[b - 1] == "." else b))
 
 

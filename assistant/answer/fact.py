@@ -95,12 +95,18 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
     if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
         span = None  # "age 85" for "How long was the airstrip?": not the kind of thing asked for
-    if span is None and kind:
-        idf = reader.idf(r.hits)
+    idf = reader.idf(r.hits)
+    # the reading model's phrase for "Where ...?" or "Who ...?" may be a subject or a title ("Applied Physics" of
+    # "Ph.D. in Applied Physics, Yale University"): the passage's phrase naming a body or a person is preferred
+    common = (span is not None and kind in ("person", "place")
+              and not detect.names_body(kind, text[span[0]:span[1]], idf.proper))
+    if (span is None or common) and kind:
         owner = owner_tokens(hit.owner)
         words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
-        span = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
-                             named=idf.proper)
+        found = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
+                              named=idf.proper)
+        if span is None or (found is not None and detect.names_body(kind, text[found[0]:found[1]], idf.proper)):
+            span = found
     body = flat(text)
     fact = ""
     if (document_named := _named_document(reader, r, hit)) is not None:
