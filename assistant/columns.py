@@ -25,6 +25,7 @@ from collections.abc import Collection, Sequence
 from index.lemmas import lemmas
 from index.lexical import STOPWORDS
 
+from .answer import Answer
 from .answer.detect import has_year
 from .answer.model import logit
 from .answer.present import asks_now, open_range
@@ -57,6 +58,16 @@ KEY_PART = 1 / 3
 RUNNING = "a period still running, where this field's other answers are dates that have passed"
 
 
+def _asked(field: Field) -> set[str]:
+    """The words of `field`'s question (lemmas), less function words and the person's name."""
+    return lemmas(field.question.replace(NAME, " ")) - STOPWORDS
+
+
+def _with_cells(table: Table, rows: Sequence[Sequence[Cell]]) -> Table:
+    """`table` with each row's cells replaced by `rows` (same people, same order)."""
+    return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
+
+
 def _held(cell: Cell) -> set[str]:
     """The lemmas of a filled cell's passage as the reader sees it: its quote and section."""
     c = cell.citation
@@ -79,7 +90,7 @@ def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -
     if not surest:
         return ""
     held = [_held(c) for c in cells if c.citation is not None and c.confidence is not None]
-    asked = lemmas(field.question.replace(NAME, " ")) - STOPWORDS
+    asked = _asked(field)
     keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)]
     return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
 
@@ -121,7 +132,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
         floor = statistics.median(sure) - margin
         # its own key word, and another column's that its question asks too ("PhD" for the PhD's year, read from
         # the PhD institution column when the year's surest answers include a bachelor's line)
-        keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
+        keys = found & _asked(fld)
         passed = passed_dates([r[j] for r in rows], min_rows)
 
         for i, r in enumerate(rows):
@@ -140,13 +151,13 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
                 if again.citation is not None and not _lacks(again, keys) and not (passed and open_range(again.value)):
                     r[j] = again
-    return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
+    return _with_cells(table, rows)
 
 
 def _about(field: Field) -> set[str]:
     """What `field`'s question asks about: its words less function words and the name, and "now" when it asks
     about the present (`present.asks_now`)."""
-    words = lemmas(field.question.replace(NAME, " ")) - STOPWORDS
+    words = _asked(field)
     return words | {"now"} if asks_now(field.question) else words
 
 
@@ -164,7 +175,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
         related = [k for k in range(len(table.fields)) if k != j and about[j] & about[k]]
         if not related:
             continue
-        keys = found & (lemmas(fld.question.replace(NAME, " ")) - STOPWORDS)
+        keys = found & _asked(fld)
         passed = passed_dates([r[j] for r in rows])
         for i, r in enumerate(rows):
             c = r[j]
@@ -176,7 +187,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
             if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys)
                     and not (passed and open_range(again.value))):
                 r[j] = again
-    return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
+    return _with_cells(table, rows)
 
 
 def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], progress: Progress | None = None,
@@ -197,5 +208,13 @@ def build_table(ask: Ask, people: Sequence[Person], fields: Sequence[Field], pro
     table = Table(tuple(fields), rows)
     if margin is None:
         return table
-    table = against_column(table, margin, reask=reask)
-    return table if reask is None else corroborated(table, reask)
+    if reask is None:
+        return against_column(table, margin)
+    asked: dict[str, Answer] = {}  # a cell the column asked again and the row asks again is asked once
+
+    def once(question: str) -> Answer:
+        if question not in asked:
+            asked[question] = reask(question)
+        return asked[question]
+
+    return corroborated(against_column(table, margin, reask=once), once)

@@ -152,9 +152,9 @@ def unmentioned(question: str, docs: Collection[str], store: Store | None, skip:
     wanted = set(docs)
     held = {k for k, paths in holding.items() if wanted.intersection(paths)}
     anywhere = {k for k, paths in holding.items() if paths}
-    codes = coded(question)
     # a short abbreviation ("PhD") counts where the collection writes it so: its other documents say how
-    missing = [t for t in asked if not _held(t, held) and (t in codes or _held(t, anywhere))]
+    missing = [t for t in asked if not _held(t, held)
+               and (any(_is_code(part) for part in t.split("-")) or _held(t, anywhere))]
     if not missing:
         return []
     texts = [t for d in sorted(wanted) if (t := store.document_text(d))]
