@@ -26,6 +26,7 @@ from index.lemmas import lemmas
 from index.lexical import STOPWORDS
 
 from .answer import Answer
+from .answer.asks import AUX
 from .answer.detect import has_year
 from .answer.model import logit
 from .answer.present import asks_now, open_range
@@ -63,6 +64,18 @@ def _asked(field: Field) -> set[str]:
     return lemmas(field.question.replace(NAME, " ")) - STOPWORDS
 
 
+def _topic(field: Field) -> set[str]:
+    """The words of `field`'s question that name what it asks about: `_asked` less its verb where the question
+    puts an auxiliary before the name ("Where does {name} *work* now?"), which says how it is asked, not of what
+    (a CV's entry "Research Associate, University of Warwick (Present)" answers it without the word)."""
+    before, _, after = field.question.partition(NAME)
+    aux = before.split()[-1:]
+    verb = after.split()[:1]
+    if not (aux and verb and aux[0].lower() in AUX and verb[0].isalpha()):
+        return _asked(field)
+    return _asked(field) - lemmas(verb[0])
+
+
 def _with_cells(table: Table, rows: Sequence[Sequence[Cell]]) -> Table:
     """`table` with each row's cells replaced by `rows` (same people, same order)."""
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
@@ -82,7 +95,7 @@ def _lacks(cell: Cell, keys: Collection[str]) -> str:
 
 def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> str:
     """The word a passage answering `field` holds, by the column's own surest answers (see KEY_SHARE): a
-    word of the question (not a function word, not the name) held by at least KEY_SHARE of the surest third
+    word of the question (not a function word, the name or the verb after it: `_topic`) held by at least KEY_SHARE of the surest third
     of `cells` (at least `min_rows` of them), the one fewest of `cells` hold when there are several. ""
     when there is none (an e-mail address or an employer's name holds no word of its question), or fewer
     than `min_rows` filled cells with a confidence."""
@@ -90,7 +103,7 @@ def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -
     if not surest:
         return ""
     held = [_held(c) for c in cells if c.citation is not None and c.confidence is not None]
-    asked = _asked(field)
+    asked = _topic(field)
     keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)]
     return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
 

@@ -47,8 +47,10 @@ from dataclasses import dataclass, field
 # block attributes ("[2004-2009]{.cvfloat}"), LaTeX's layout commands ("\\hfill") and hard line breaks in Markdown are
 # not text (a span's text is); a name bolded counts as the owner's mark only inside an author list (a role bolded at
 # the head of each entry, "**Postdoctoral Scholar**", is none); 28: a bold surname before its initials in an author
-# list that writes every author so ("Yuan, M., **Lin, B.** and Li, P.") is the owner's mark, as "B. Lin"
-INGEST_VERSION = 28
+# list that writes every author so ("Yuan, M., **Lin, B.** and Li, P.") is the owner's mark, as "B. Lin"; 29: owners:
+# a description property naming a person whose surname a handle spells ("CV of Jane Roe" over `roe_cv.md`), a
+# self-introduction near the top ("Hi, I'm Jane Roe"), and a CV section named in the singular ("Position")
+INGEST_VERSION = 29
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 The block is document properties, not text: it is parsed with `yaml.safe_load` and removed from what
 gets indexed, but for its lines holding an e-mail or web address, which a site's template shows in the page's
-header (`parse.parse_markdown`). Its `title` becomes the format's title and its `author` (or `name`) the author property,
-both only evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or
+header (`parse.parse_markdown`). Its `title` becomes the format's title, its `author` (or `name`) the author property
+and its `description` (`seo_title`, `subtitle`, `summary`) the description property ("CV of Jane Roe"), all only evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or
 not a mapping, is left in the text untouched.
 
 Also read: MultiMarkdown / Python-Markdown / Pelican metadata, "Key: value" lines at the very top up to the
@@ -23,6 +23,8 @@ _BLOCK = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(
 _TOML_BLOCK = re.compile(r"\A\ufeff?\+\+\+[ \t]*\r?\n(.*?)(?:\r?\n)\+\+\+[ \t]*(?:\r?\n|\Z)", re.S)  # Hugo, Zola
 MAX_BLOCK = 64 * 1024  # a longer "front matter" is not one
 # MultiMarkdown metadata: "Key: value" lines (a value may go on over indented lines), then a blank line
+# the keys a site generator's themes read for what a page is (Jekyll's SEO tag, Hugo, Pelican): its description
+DESCRIPTION_KEYS = ("description", "seo_title", "subtitle", "summary")
 _META_LINE = re.compile(r"([A-Za-z][\w-]*)[ \t]*:[ \t]*(.*)")
 
 
@@ -32,6 +34,7 @@ class FrontMatter:
     author: str | None
     end: int  # offset in the text where the body starts (0: no front matter)
     byline: tuple[str, ...] = ()  # a paper's authors, each with their affiliations, as its first page prints them
+    descriptions: tuple[str, ...] = ()  # what the page says it is ("Jane Roe's personal CV", "CV of Jane Roe")
 
 
 def _scalar(value: Any) -> str | None:
@@ -78,7 +81,8 @@ def _properties(data: Any, end: int) -> FrontMatter:
     if author is None:
         nested = [{str(k).lower(): v for k, v in v.items()} for v in keys.values() if isinstance(v, dict)]
         author = next((a for t in nested for k in ("author", "authors") if (a := _scalar(t.get(k)))), None)
-    return FrontMatter(_scalar(keys.get("title")), author, end, byline(keys))
+    descriptions = tuple(d for k in DESCRIPTION_KEYS if isinstance(keys.get(k), str) and (d := _scalar(keys[k])))
+    return FrontMatter(_scalar(keys.get("title")), author, end, byline(keys), descriptions)
 
 
 def byline(keys: dict[str, Any]) -> tuple[str, ...]:

@@ -40,6 +40,9 @@ def parse_html(path: Path, data: bytes) -> Parsed:
     title = " ".join(title_node.text().split()) if title_node is not None else None
     author_node = tree.css_first('meta[name="author" i]')
     author = " ".join((author_node.attributes.get("content") or "").split()) if author_node is not None else ""
+    # what the page says it is ("Personal website of Jane Roe"): evidence for the owner, never text
+    descriptions = tuple(d for node in tree.css('meta[name="description" i], meta[property="og:description" i]')
+                         if (d := " ".join((node.attributes.get("content") or "").split())[:200]))
     for node in tree.css(_DROP):
         node.decompose()
     root = tree.css_first("main")
@@ -50,7 +53,8 @@ def parse_html(path: Path, data: bytes) -> Parsed:
             node.decompose()
         root = tree.body
     if root is None:
-        return Parsed(text="", title=title or None, meta_title=title or None, meta_author=author or None)
+        return Parsed(text="", title=title or None, meta_title=title or None, meta_author=author or None,
+                      descriptions=descriptions)
 
     lines: list[str] = []
     outline: list[tuple[int, str]] = []
@@ -103,4 +107,4 @@ def parse_html(path: Path, data: bytes) -> Parsed:
     if not title and outline:
         title = outline[0][1]
     return Parsed(text=text, outline=tuple(outline), title=title or None, meta_title=meta_title or None,
-                  meta_author=author or None)
+                  meta_author=author or None, descriptions=descriptions)

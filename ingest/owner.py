@@ -10,6 +10,9 @@ Candidates for the owner come from every source a document offers (`Source` name
 - `heading`: the format's own title (DOCX Title style, HTML `<h1>`, a Markdown `#` heading), and a name in a
   separated part of the title property ("cv | Jane Roe" in front matter, PDF Info or HTML `<title>`);
 - `meta`: the author property (PDF Info, DOCX core properties, HTML meta, front matter);
+- `description`: a person named in the description property ("Jane Roe's personal CV", "CV of Jane Roe" in
+  front matter or HTML's meta description) whose surname a handle spells: what the page says it is about;
+- `intro`: a self-introduction in the first lines of the text ("Hi, I'm Jane Roe, a software engineer");
 - `email`, `url`, `filename`: an e-mail local part, a homepage or URL path, the file name, split
   into words ("nick-danis", "tyler.grimes", "Jane_Roe_CV");
 - `text`: a full name in the text whose surname the e-mail, URL or file name gives;
@@ -34,7 +37,7 @@ one that only an e-mail address or a link spells, printed nowhere in the text an
 name, is none ("firstname.lastname@..."). In a document that does not look like a person's it also
 needs more than its position and the author property (which names a paper's or a report's writer, not
 whom it is about): author lists, a handle that spells the whole name, or a degree or honorific with it on
-the title line ("ADRIAN FORSYTHE Ph.D.", which a thing never has)
+the title line ("ADRIAN FORSYTHE Ph.D.", which a thing never has), or the description property
 and a handle that holds its surname; and a name the tagger does not read as a person's needs more than the file
 name (an article is named after its title: "Sky (United Kingdom)" over `sky_united_kingdom.md`). The owner is the best candidate only when its
 score clears `THRESHOLD` and beats every unrelated candidate near the threshold by `MARGIN`;
@@ -93,7 +96,8 @@ W_AUTHORS = 1.0  # recurs in the document's author lists
 W_DOMINANT = 2.5  # dominates the author lists, or is set in bold again and again
 W_PERSONAL = 0.5  # the document looks like a person's (CV sections, contact details at the top)
 W_RECUR = 0.3  # on several of the first lines
-W_TEXT = 0.3  # a full name printed in the text whose surname a handle spells
+W_TEXT = 0.3
+W_INTRO = 1.0  # introduces itself near the top, as a name line would  # a full name printed in the text whose surname a handle spells
 
 @dataclass(frozen=True)
 class Candidate:
@@ -143,6 +147,10 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
             evidence["title"] = evidence.get("title", 0.0) + W_RECUR
         if "meta" in srcs:
             evidence["meta"] = W_META
+        if "intro" in srcs:  # it introduces itself near the top ("Hi, I'm Jane Roe")
+            evidence["intro"] = W_INTRO
+        if "description" in srcs:  # the page's description names it, and a handle spells its surname
+            evidence["description"] = W_META
         agree: dict[str, float] = {}
         for kind, weight in (("email", W_EMAIL), ("url", W_URL), ("filename", W_FILENAME)):
             fit = max((agreement(name, h) for h in handles[kind]), default=0.0)
@@ -186,6 +194,9 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
         # handle holds its surname: two independent sources ("ADRIAN FORSYTHE Ph.D." over `forsythe_cv.pdf`;
         # "Annual Report" over `report.txt` has no degree).
         spelled = spelled or (c.credentialed and person > 0 and handle >= SURNAME_AGREES)
+        # ... or the page's description names it ("CV of Antoine Roe" over `roe_cv.md`), or the writer introduces
+        # themself by it ("Hi, I'm Jane Roe"): what the page is about
+        spelled = spelled or "description" in evidence or "intro" in evidence
         # The author property is no such evidence: in a paper or a report it names who wrote it, not whom
         # it is about (a single author's paper, "John M. Drake" under its title and in its PDF properties).
         if not personal and not (recurs or spelled):
@@ -213,7 +224,7 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
     # A rival is an unrelated candidate near the threshold with evidence of the kinds that make an
     # owner (place on page 1, a handle, the author property, bold marks) or of the best one's kinds:
     # a co-author who only recurs in the lists is no rival to a name the page and the e-mail agree on.
-    strong = {"title", "heading", "meta", "email", "url", "filename", "bold"} | set(best_order)
+    strong = {"title", "heading", "meta", "description", "intro", "email", "url", "filename", "bold"} | set(best_order)
     rival = max((s for s, kinds, other in scored[1:]
                  if s >= RIVAL and set(kinds) & strong and not (_tokens(other.display()) & mine)),
                 default=float("-inf"))

@@ -3,8 +3,9 @@
 Every name a document offers is gathered into clusters of the same person (`names.names_match`, within one
 surname): the first lines of page 1 with their place (`W_RANK`; the largest line, the format's title and a name
 in a separated part of the title property weigh `W_PROMINENT`; a line under the first section heading, a byline
-or a list of people none), the author property, the names the e-mail address, file name and links spell, a full
-name in the text whose surname a handle spells, and the names that dominate the author lists or recur in bold.
+or a list of people none), the author property, a name in the description property whose surname a handle spells, a
+self-introduction ("Hi, I'm Jane Roe"), the names the e-mail address, file name and links spell, a full name in the
+text whose surname a handle spells, and the names that dominate the author lists or recur in bold.
 What it gathers beside the clusters (the handles, the ranked author names, the names that are a title line, the
 surnames of bylines) is what the weighing reads too.
 """
@@ -18,7 +19,9 @@ from pathlib import Path
 from .names import names_match, split_name
 from .owner_authors import author_names, bold_names, clusters
 from .owner_names import (
+    SURNAME_AGREES,
     _handle_names,
+    agreement,
     _handle_words,
     credentialed,
     line_names,
@@ -34,6 +37,9 @@ from .structure import SECTION_NAMES, heading_key
 
 FIRST_LINES = 2  # a name on one of these lines counts as first when no line above holds a person's name
 W_PROMINENT = 1.0  # on the largest line of page 1, or the format's title
+_POSSESSIVE = re.compile(r"['’]s$")
+_INTRO = re.compile(r"\b(?:I['’]m|I am|[Mm]y name is)[ \t]+(?=[A-Z])")  # "Hi, I'm Jane Roe", "My name is Jane Roe"
+INTRO_CHARS = 1000  # how far into the text a self-introduction is looked for
 W_RANK = (1.0, 0.5, 0.5, 0.3, 0.3, 0.3, 0.3, 0.3)  # on the 1st, 2nd... line of page 1
 
 
@@ -48,7 +54,7 @@ class _Cluster:
     def display(self) -> str:
         # The form on the most prominent line; else what the document prints over forms rebuilt from
         # handles; then the fullest.
-        order = {"title": 0, "heading": 0, "meta": 1, "text": 2, "authors": 2, "bold": 2, "email": 3, "url": 3,
+        order = {"title": 0, "heading": 0, "meta": 1, "description": 1, "intro": 1, "text": 2, "authors": 2, "bold": 2, "email": 3, "url": 3,
                  "filename": 4}
         return max(self.names, key=lambda n: (n[2], -order.get(n[1], 5), len(n[0].split()), len(n[0])))[0]
 
@@ -132,6 +138,22 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
         for name, alone in line_windows(meta_title):
             if alone == 1.0 and normalise(name) != normalise(meta_title):
                 add(name, "heading", W_PROMINENT)
+    # a description property naming a person whose surname a handle spells ("Jane Roe's personal CV", "CV of
+    # Jane Roe" over `roe_cv.md`): the page says whom it is about, as an author property does
+    handles = contact_handles(cleaned, path)
+    for phrase in parsed.descriptions:
+        for name, _ in line_windows(phrase):
+            name = _POSSESSIVE.sub("", name)
+            if person_evidence(normalise(name)) > 0 and max(
+                    (agreement(name, h) for kind in ("email", "url", "filename") for h in handles[kind]),
+                    default=0.0) >= SURNAME_AGREES:
+                add(name, "description")
+    # a self-introduction near the top ("Hi, I'm Jane Roe, a software engineer ..."): the writer names themself
+    for m in _INTRO.finditer(cleaned, 0, INTRO_CHARS):
+        windows = line_windows(cleaned[m.end():m.end() + 60].split("\n")[0])
+        if windows and not _POSSESSIVE.search(windows[0][0]) and cleaned.startswith(windows[0][0], m.end()) \
+                and person_evidence(normalise(windows[0][0])) > 0:
+            add(windows[0][0], "intro")
     meta_author = normalise(parsed.meta_author or "")
     for name in line_names(meta_author):
         if normalise(name) == meta_author:  # the whole property is the name, not a phrase holding one
@@ -141,7 +163,6 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
     if meta_author and normalise(meta_title) == meta_author and person_evidence(meta_author) > 0:
         titles.append(meta_author)
 
-    handles = contact_handles(cleaned, path)
     for kind in ("email", "filename"):
         for h in handles[kind]:
             for name in _handle_names(_handle_words(h)):

@@ -90,7 +90,9 @@ def looks_personal(cleaned: str, sections: Sequence[Section] | None, titled: boo
         heads = {heading_key(s.path[-1]) for s in sections}
     else:
         heads = {heading_key(ln) for ln in cleaned.splitlines() if len(ln) < 60} & SECTION_NAMES
-    return len(heads & _CV_SECTIONS) + titled >= 2 or bool(_CONTACT.search(cleaned[:600]))
+    # a heading counts in the singular as in the plural ("Position" as "Positions", "Award" as "Awards")
+    cv = sum(bool({h, h + "s"} & _CV_SECTIONS) for h in heads)
+    return cv + titled >= 2 or bool(_CONTACT.search(cleaned[:600]))
 
 
 def contact_handles(cleaned: str, path: Path) -> dict[str, list[str]]:

@@ -92,7 +92,8 @@ def parse_markdown(path: Path, data: bytes) -> Parsed:
                 break
             shown[i] = author
         text = "\n".join(shown) + text[fm.end :]
-    return Parsed(text=join_definitions(strip_pandoc(strip_templates(strip_html(text)))), markdown=True, meta_title=fm.title, meta_author=fm.author)
+    return Parsed(text=join_definitions(strip_pandoc(strip_templates(strip_html(text)))), markdown=True, meta_title=fm.title, meta_author=fm.author,
+                  descriptions=fm.descriptions)
 
 
 PARSERS: dict[str, Parser] = {

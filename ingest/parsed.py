@@ -39,7 +39,8 @@ class Parsed:
     headers/footers dropped as in `text`), and of the first paragraphs for DOCX (size and weight
     from their runs or styles, `y` 0); empty for other formats. `meta_title`/`meta_author` are the document properties
     the format stores (PDF Info, DOCX core properties, HTML `<title>`/author meta, Markdown front
-    matter), stripped, or None; they are evidence, not trusted as-is (they are often a file name or
+    matter), stripped, or None; `descriptions` the properties that say what the document is (front matter's
+`description`, HTML's meta description). They are evidence, not trusted as-is (they are often a file name or
     a tool's default)."""
 
     text: str
@@ -51,6 +52,7 @@ class Parsed:
     lines: tuple[LayoutLine, ...] = ()
     meta_title: str | None = None
     meta_author: str | None = None
+    descriptions: tuple[str, ...] = ()  # what the document's properties say it is (front matter, HTML meta description)
 
 
 class Parser(Protocol):

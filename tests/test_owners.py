@@ -715,8 +715,8 @@ def test_roles_searches_and_a_page_titled_by_its_author(tmp_path: Path) -> None:
     """A third set of public CVs (names made up here), each of which had a wrong owner or none:
     - a CV that bolds its role in every entry ("**Software Engineer**" three times) and introduces its owner only
       in a prose line ("Hi, I'm ..."): the role, which the tagger reads as a given name and a surname, was the
-      owner; nameparser knows both words as titles, so it is no person's name. The prose line gives no place on
-      the page, so the owner stays unknown: none rather than a wrong one;
+      owner; nameparser knows both words as titles, so it is no person's name. The prose line introducing the
+      writer, near the top, names the owner, with the file name;
     - a link's query string ("?term=Roe%2C+Jane", a PubMed search) was read as a handle: "Term Roe";
     - an HTML page whose <title> and author property are the same name, with no h1 and no CV look beyond an
       Education section: the owner was unknown, as for a paper whose author property names its writer."""
@@ -731,7 +731,7 @@ def test_roles_searches_and_a_page_titled_by_its_author(tmp_path: Path) -> None:
             '<div id="banner"><a href="index.html">ORLA FENWICK</a></div><h2>Work</h2><p>I am a Senior Member of the '
             "Technical Staff at Some Devices.</p><h2>Education</h2><p>Ph.D. in Mathematics, Some University, 2010</p>"
             "</body></html>")
-    for name, text, owner in (("quillen_cv.md", role, None), ("quillen2_cv.md", search, None),
+    for name, text, owner in (("quillen_cv.md", role, "Dario Quillen"), ("quillen2_cv.md", search, None),
                               ("fenwick_cv.html", page, "Orla Fenwick")):
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
@@ -795,3 +795,36 @@ def test_a_bold_surname_before_its_initials_in_author_lists_is_the_owner(tmp_pat
                     + "\n\nEducation\n---------\n\nPh.D. Student, Biostatistics, Some University, 2020 - present\n",
                     encoding="utf-8")
     assert load_document(path).owner == "B. Lin"
+
+
+def test_a_description_an_introduction_or_a_singular_section_names_the_owner(tmp_path: Path) -> None:
+    """A fifth set of public CVs (names made up here), each of which had no owner:
+    - the name only in the front matter's description ("seo_title: Jane Roe's personal CV", "description: CV of
+      Jane Roe"), whose surname the file name spells; the same description over a file named otherwise, or an
+      HTML page's meta description naming someone the handles do not spell, gives none;
+    - a self-introduction in the first lines ("Hi, I'm Jane Roe, ..."), against a company its link spells;
+    - the name only twice in the text, beside its surname in the file name, under "Position" and "Education":
+      a CV section in the singular counts as one, so the document looks like a person's."""
+    body = "\n\n## Experience\n\n- **Research Fellow at Some Lab.** Machine learning.\n\n## Education\n\n- **PhD in Data Science**\n"
+    intro = ("---\nlayout: default\ntitle: About\n---\n\n## About\n\nHi, I'm Tomas Wendell, I'm a Software Engineer who "
+             "enjoys hard problems. I'm currently working at [Hearsome Social](http://www.hearsomesocial.com/).\n\n"
+             "### Experience\n\n**Software Engineer**<br>\n[Hearsome Social](http://www.hearsomesocial.com)<br>\n"
+             "March 2014 - Present\n\n### Education\n\n**Some University**<br>\nPhD, Computer Science<br>\n2009 - 2013\n")
+    position = ("---\nlayout: page\ntitle: Curriculum Vitae\n---\n\n## Position\n\n#### 08/2015 - present: Postdoctoral "
+                "fellow\n**Some University**<br/>\n_Advisor:_ Prof. Michael N. Shadwell<br/>\n\n## Education\n\n#### 2010 - "
+                "2015: PhD\n**Some Institute**<br/>\n\n## Research grants\n\n_PI:_ Dana Jerrison<br/>\n\n_Co-PIs:_ Dana "
+                "Jerrison and S. Shushin<br/>\n")
+    cases = {
+        "devotti_cv.md": ('---\ntitle: "Curricum vitae"\nseo_title: "Alessa Devotti\'s personal CV"\n---\n' + body, "Alessa Devotti"),
+        "soeter_cv.md": ("---\ndescription: CV of Anton Soeter\ntitle: CV\n---\n" + body, "Anton Soeter"),
+        "cv.md": ("---\ndescription: CV of Anton Soeter\ntitle: CV\n---\n" + body, None),
+        "wendell_cv.md": (intro, "Tomas Wendell"),
+        "jerrison_cv.md": (position, "Dana Jerrison"),
+        "page_cv.html": ('<html><head><title>CV</title><meta name="description" content="Notes on Jane Roe\'s work"/>'
+                         "</head><body><h2>Education</h2><p>PhD, Some University</p><h2>Experience</h2><p>Engineer</p>"
+                         "</body></html>", None),
+    }
+    for name, (text, owner) in cases.items():
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert load_document(path).owner == owner, (name, load_document(path).owner)

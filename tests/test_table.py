@@ -283,6 +283,11 @@ def test_a_cell_whose_passage_lacks_the_columns_key_word_is_left_empty() -> None
     employer = Field("Current employer", "Where does {name} work now?")
     jobs = [Cell(employer.label, f"Firm {i}", 0.6, cite(f"Firm {i}, 2020 - present")) for i in range(4)]
     assert key_word(employer, jobs) == "" and key_word(fld, [r.cells[0] for r in rows[:2]]) == ""  # too few
+    # nor when its surest answers come from about-pages that say "I work at ...": the question's verb says how it
+    # is asked, and an entry line ("Research Associate, University of Warwick (Present)") answers it without it
+    prose = [Cell(employer.label, f"Firm {i}", 0.9, cite(f"I currently work at Firm {i} as an engineer.")) for i in range(3)]
+    assert key_word(employer, prose + jobs) == ""
+    assert key_word(Field("Employer", "Where is {name}'s work now?"), prose + jobs) == "work"  # a noun: a topic
 
 
 def test_a_key_word_of_one_column_holds_for_another_that_asks_it() -> None:
