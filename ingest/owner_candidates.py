@@ -21,8 +21,8 @@ from .owner_authors import author_names, bold_names, clusters
 from .owner_names import (
     SURNAME_AGREES,
     _handle_names,
-    agreement,
     _handle_words,
+    agreement,
     credentialed,
     line_names,
     line_windows,
