@@ -3,8 +3,9 @@
 The block is document properties, not text: it is parsed with `yaml.safe_load` and removed from what
 gets indexed, but for its lines holding an e-mail or web address, which a site's template shows in the page's
 header (`parse.parse_markdown`). Its `title` becomes the format's title, its `author` (or `name`) the author property
-and its `description` (`seo_title`, `subtitle`, `summary`) the description property ("CV of Jane Roe"), all only evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or
-not a mapping, is left in the text untouched.
+and its `description` (`seo_title`, `subtitle`, `summary`) the description property ("CV of Jane Roe"), all only
+evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or not a mapping, is left in
+the text untouched.
 
 Also read: MultiMarkdown / Python-Markdown / Pelican metadata, "Key: value" lines at the very top up to the
 first blank line ("Title: Curriculum Vitae" / "Authors: Kyle Cranmer"). Since any text may open with such a
@@ -22,9 +23,9 @@ from typing import Any
 _BLOCK = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _TOML_BLOCK = re.compile(r"\A\ufeff?\+\+\+[ \t]*\r?\n(.*?)(?:\r?\n)\+\+\+[ \t]*(?:\r?\n|\Z)", re.S)  # Hugo, Zola
 MAX_BLOCK = 64 * 1024  # a longer "front matter" is not one
-# MultiMarkdown metadata: "Key: value" lines (a value may go on over indented lines), then a blank line
 # the keys a site generator's themes read for what a page is (Jekyll's SEO tag, Hugo, Pelican): its description
 DESCRIPTION_KEYS = ("description", "seo_title", "subtitle", "summary")
+# MultiMarkdown metadata: "Key: value" lines (a value may go on over indented lines), then a blank line
 _META_LINE = re.compile(r"([A-Za-z][\w-]*)[ \t]*:[ \t]*(.*)")
 
 

@@ -96,8 +96,8 @@ W_AUTHORS = 1.0  # recurs in the document's author lists
 W_DOMINANT = 2.5  # dominates the author lists, or is set in bold again and again
 W_PERSONAL = 0.5  # the document looks like a person's (CV sections, contact details at the top)
 W_RECUR = 0.3  # on several of the first lines
-W_TEXT = 0.3
-W_INTRO = 1.0  # introduces itself near the top, as a name line would  # a full name printed in the text whose surname a handle spells
+W_TEXT = 0.3  # a full name printed in the text whose surname a handle spells
+W_INTRO = 1.0  # introduces itself near the top, as a name line would
 
 @dataclass(frozen=True)
 class Candidate:

@@ -39,8 +39,8 @@ class Parsed:
     headers/footers dropped as in `text`), and of the first paragraphs for DOCX (size and weight
     from their runs or styles, `y` 0); empty for other formats. `meta_title`/`meta_author` are the document properties
     the format stores (PDF Info, DOCX core properties, HTML `<title>`/author meta, Markdown front
-    matter), stripped, or None; `descriptions` the properties that say what the document is (front matter's
-`description`, HTML's meta description). They are evidence, not trusted as-is (they are often a file name or
+    matter), stripped, or None; `descriptions` the properties that say what the document is (front
+    matter's `description`, HTML's meta description). They are evidence, not trusted as-is (they are often a file name or
     a tool's default)."""
 
     text: str
