@@ -49,8 +49,11 @@ from dataclasses import dataclass, field
 # the head of each entry, "**Postdoctoral Scholar**", is none); 28: a bold surname before its initials in an author
 # list that writes every author so ("Yuan, M., **Lin, B.** and Li, P.") is the owner's mark, as "B. Lin"; 29: owners:
 # a description property naming a person whose surname a handle spells ("CV of Jane Roe" over `roe_cv.md`), a
-# self-introduction near the top ("Hi, I'm Jane Roe"), and a CV section named in the singular ("Position")
-INGEST_VERSION = 29
+# self-introduction near the top ("Hi, I'm Jane Roe"), and a CV section named in the singular ("Position"); 30: the
+# content a page's front matter holds is text as its template prints it ("Role: PhD student" at the top, a list of
+# degrees or jobs as a section after the body), in Markdown and in an HTML template; its comments are not; an
+# HTML line with no letter or digit ("-" of an empty item) is none
+INGEST_VERSION = 30
 
 
 @dataclass(frozen=True)

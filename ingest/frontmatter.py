@@ -1,8 +1,9 @@
 """Markdown front matter (Jekyll, Hugo, Pandoc): a YAML block between `---` lines at the very top.
 
-The block is document properties, not text: it is parsed with `yaml.safe_load` and removed from what
-gets indexed, but for its lines holding an e-mail or web address, which a site's template shows in the page's
-header (`parse.parse_markdown`). Its `title` becomes the format's title, its `author` (or `name`) the author property
+The block is parsed with `yaml.safe_load` and removed from what gets indexed as written, but for its lines
+holding an e-mail or web address, which a site's template shows in the page's header (`parse.parse_markdown`);
+the content it holds (a role, a bio, a list of jobs or degrees) is indexed as its template would print it
+(`frontmatter_text`). Its `title` becomes the format's title, its `author` (or `name`) the author property
 and its `description` (`seo_title`, `subtitle`, `summary`) the description property ("CV of Jane Roe"), all only
 evidence for the owner/title decision (`ingest.owner`). A block that is not valid YAML, or not a mapping, is left in
 the text untouched.
@@ -20,11 +21,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .addresses import shapes
+from .frontmatter_text import render
+
 _BLOCK = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _TOML_BLOCK = re.compile(r"\A\ufeff?\+\+\+[ \t]*\r?\n(.*?)(?:\r?\n)\+\+\+[ \t]*(?:\r?\n|\Z)", re.S)  # Hugo, Zola
 MAX_BLOCK = 64 * 1024  # a longer "front matter" is not one
 # the keys a site generator's themes read for what a page is (Jekyll's SEO tag, Hugo, Pelican): its description
 DESCRIPTION_KEYS = ("description", "seo_title", "subtitle", "summary")
+_LINK = re.compile(r"\bhttps?://|\bwww\.", re.IGNORECASE)  # a web address as front matter writes one (not "main.bib")
+_YAML_COMMENT = re.compile(r"(?:^|[ \t])#(?:[ \t].*)?$|^[ \t]*#.*$")  # a whole-line or trailing "# ..." comment
 # MultiMarkdown metadata: "Key: value" lines (a value may go on over indented lines), then a blank line
 _META_LINE = re.compile(r"([A-Za-z][\w-]*)[ \t]*:[ \t]*(.*)")
 
@@ -36,6 +42,27 @@ class FrontMatter:
     end: int  # offset in the text where the body starts (0: no front matter)
     byline: tuple[str, ...] = ()  # a paper's authors, each with their affiliations, as its first page prints them
     descriptions: tuple[str, ...] = ()  # what the page says it is ("Jane Roe's personal CV", "CV of Jane Roe")
+    # the content it holds, as its template prints it (`frontmatter_text`): "Label: value" lines for the top of
+    # the page, and (level, heading, lines) sections for after the body
+    top: tuple[str, ...] = ()
+    sections: tuple[tuple[int, str, tuple[str, ...]], ...] = ()
+
+
+def shown_lines(text: str, fm: FrontMatter) -> str:
+    """What a page shows of its front matter `text[:fm.end]`, in as many lines or more: its lines holding an e-mail or
+    web address where they stand (a template shows them in the page's header; comments left out), a paper's byline
+    and the page's own values ("Role: PhD student") in the blank lines between, the rest blank."""
+    lines = [_YAML_COMMENT.sub("", line) for line in text[: fm.end].split("\n")]  # a comment is no value
+    shown = [line if shapes("email", line) or _LINK.search(line) else "" for line in lines]
+    free = iter([i for i, line in enumerate(shown) if not line.strip()][1:])  # not the opening "---" line
+    extra = []
+    for line in (*fm.byline, *fm.top):
+        i = next(free, None)
+        if i is None:
+            extra.append(line)
+        else:
+            shown[i] = line
+    return "\n".join(extra + shown)
 
 
 def _scalar(value: Any) -> str | None:
@@ -83,7 +110,8 @@ def _properties(data: Any, end: int) -> FrontMatter:
         nested = [{str(k).lower(): v for k, v in v.items()} for v in keys.values() if isinstance(v, dict)]
         author = next((a for t in nested for k in ("author", "authors") if (a := _scalar(t.get(k)))), None)
     descriptions = tuple(d for k in DESCRIPTION_KEYS if isinstance(keys.get(k), str) and (d := _scalar(keys[k])))
-    return FrontMatter(_scalar(keys.get("title")), author, end, byline(keys), descriptions)
+    top, sections = render(data)
+    return FrontMatter(_scalar(keys.get("title")), author, end, byline(keys), descriptions, top, sections)
 
 
 def byline(keys: dict[str, Any]) -> tuple[str, ...]:

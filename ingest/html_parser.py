@@ -5,7 +5,9 @@ headings, at 115 pages/s against 64 (bs4 + html.parser) and 71 (bs4 + lxml) on a
 the page's `<main>`/`<article>` is read when there is one. Block elements end lines, `<li>` becomes a
 "- " item, a table row becomes cells joined by " | ". Left out: boilerplate removal beyond these
 tags (trafilatura-style scoring), iframes, and text drawn by scripts. `<title>` and
-`<meta name="author">` are passed on as document properties (evidence for owner and title).
+`<meta name="author">` are passed on as document properties (evidence for owner and title). A site generator's
+source page that opens with front matter (a Jekyll template over a CV kept as data) is read as the front matter's
+content (`frontmatter_text`) around the template's text, its template tags blanked.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ParseError
+from .frontmatter import shown_lines, split_front_matter
+from .markdown_render import strip_templates
 from .parsed import Parsed
 
 # a heading's permalink ("¶" after every Sphinx or MkDocs heading) is an anchor for the mouse, not text
@@ -32,6 +36,13 @@ def parse_html(path: Path, data: bytes) -> Parsed:
     from .parse import decode_text  # decode_text lives with the text parsers
 
     markup = decode_text(path, data)
+    # a site generator's source page (Jekyll): front matter, then a template of HTML; the front matter's content
+    # is the page's (`frontmatter_text`), its tags are no text
+    fm = split_front_matter(markup) if markup.lstrip("\ufeff").startswith(("---", "+++")) else None
+    if fm is not None and fm.end:
+        markup_head, markup = markup[: fm.end], strip_templates(markup[fm.end :])
+    else:
+        fm = None
     try:
         tree = LexborHTMLParser(markup)
     except Exception as exc:
@@ -63,8 +74,9 @@ def parse_html(path: Path, data: bytes) -> Parsed:
     def flush(prefix: str = "") -> str:
         text = " ".join("".join(current).split())
         current.clear()
-        if text:
-            lines.append(prefix + text)
+        if not any(c.isalnum() for c in text):
+            return ""  # nothing to read: an empty item or heading ("-", ","), a template's tags blanked
+        lines.append(prefix + text)
         return text
 
     # An explicit stack instead of recursion: deeply nested pages must not hit the recursion limit.
@@ -102,9 +114,18 @@ def parse_html(path: Path, data: bytes) -> Parsed:
         children = list(node.iter(include_text=True))
         stack.extend((c, False) for c in reversed(children))
     flush()
+    if fm is not None:
+        lines[:0] = [*(line for line in shown_lines(markup_head, fm).split("\n") if line.strip()), ""]
+        for level, heading, entries in fm.sections:
+            outline.append((level, heading))
+            lines.extend(["", heading, *entries, ""])
+        # "{{ name }} — Jane Roe" with its tag blanked; none: the front matter's title, else the owner's name
+        title = (title or "").strip(" \u2014\u2013-|:\u00b7") or fm.title or ""
+        author = author or fm.author or ""
+        descriptions = descriptions or fm.descriptions
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     meta_title = title
-    if not title and outline:
+    if not title and outline and fm is None:
         title = outline[0][1]
     return Parsed(text=text, outline=tuple(outline), title=title or None, meta_title=meta_title or None,
                   meta_author=author or None, descriptions=descriptions)

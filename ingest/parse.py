@@ -11,19 +11,18 @@ from __future__ import annotations
 import bisect
 import hashlib
 import os
-import re
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from charset_normalizer import from_bytes
 
-from .addresses import shapes
 from .clean import clean_text
 from .document import Document, PageSpan
 from .docx_parser import parse_docx
 from .errors import ParseError
-from .frontmatter import split_front_matter
+from .frontmatter import shown_lines, split_front_matter
+from .frontmatter_text import as_markdown
 from .html_parser import parse_html
 from .markdown_render import join_definitions, strip_html, strip_pandoc, strip_templates
 from .owner import decide_owner
@@ -71,27 +70,22 @@ def parse_text(path: Path, data: bytes) -> Parsed:
     return Parsed(text=text, headings=tuple(rule_headings(text)))
 
 
-_LINK = re.compile(r"\bhttps?://|\bwww\.", re.IGNORECASE)  # a web address as front matter writes one (not "main.bib")
 
 
 def parse_markdown(path: Path, data: bytes) -> Parsed:
     """Markdown text; front matter is removed from the text and kept as title/author properties, but for its
     lines holding an e-mail or web address ("email: jroe@example.org"), which a site's template shows in the
-    page's header, and a paper's byline (its authors with their affiliations: `frontmatter.byline`), which its
-    first page prints; raw HTML tags and comments are blanked out (`markdown_render`)."""
+    page's header, a paper's byline (its authors with their affiliations: `frontmatter.byline`), which its
+    first page prints, and the content it holds ("Role: PhD student" at the top, its lists of jobs or degrees
+    after the body: `frontmatter_text`); raw HTML tags and comments are blanked out (`markdown_render`)."""
     text = decode_text(path, data)
     fm = split_front_matter(text)
     if fm.end:
-        # Blank lines keep the body's line numbers; the rest of the front matter is never indexed.
-        lines = text[: fm.end].split("\n")
-        shown = [line if shapes("email", line) or _LINK.search(line) else "" for line in lines]
-        free = iter([i for i, line in enumerate(shown) if not line.strip()][1:])  # not the opening "---" line
-        for author in fm.byline:  # a paper's authors and affiliations, as its first page prints them
-            i = next(free, None)
-            if i is None:
-                break
-            shown[i] = author
-        text = "\n".join(shown) + text[fm.end :]
+        head = shown_lines(text, fm)
+        body = text[fm.end :]
+        if fm.sections:  # its lists and mappings, after the body (a template prints them beside it)
+            body = body.rstrip("\n") + "\n\n" + as_markdown(fm.sections)
+        text = head + body
     return Parsed(text=join_definitions(strip_pandoc(strip_templates(strip_html(text)))), markdown=True, meta_title=fm.title, meta_author=fm.author,
                   descriptions=fm.descriptions)
 

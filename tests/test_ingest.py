@@ -739,3 +739,41 @@ def test_pandoc_attributes_and_latex_layout_are_not_text(tmp_path: Path) -> None
     path.write_text(text, encoding="utf-8")
     doc = load_document(path)
     assert "cvfloat" not in doc.text and "2004-2009" in doc.text and any(s.title == "Education" for s in doc.sections)
+
+
+def test_the_content_front_matter_holds_is_text_as_its_template_prints_it(tmp_path: Path) -> None:
+    """A Hugo Academic author page keeps a CV in its front matter (role, interests, degrees), and a Jekyll CV an
+    HTML template over a list of jobs in its own: those values are the page's text, as its template prints them
+    ("Role: ..." at the top, one line per degree or job in a section after the body), and its settings (a
+    boolean, an identifier, a path, an icon's name, a comment) are not."""
+    page = tmp_path / "index.md"
+    page.write_text("---\n# Display name\nname: Jane Roe\nauthors:\n- admin\nsuperuser: true\nrole: Assistant Professor\n"
+                    "organizations:\n- name: Some University\n  url: https://some.example.edu\ninterests:\n- Graph Learning\n"
+                    "- Statistics\neducation:\n  courses:\n  - course: PhD in Statistics\n    institution: Some University\n"
+                    "    year: 2021\n  - course: MSc in Data Science\n    institution: Other College\n    year: 2017\n"
+                    "social:\n- icon: envelope\n  icon_pack: fas\n  link: 'mailto:jroe@example.org'  # a direct link\n"
+                    "# - icon: cv\n#   link: files/cv.pdf\nweight: 10\n---\n\nI study learning on graphs.\n", encoding="utf-8")
+    doc = load_document(page)
+    assert doc.text.startswith("Role: Assistant Professor\n")
+    assert "- PhD in Statistics, Some University, 2021\n- MSc in Data Science, Other College, 2017" in doc.text
+    assert "# Interests\n- Graph Learning\n- Statistics" in doc.text
+    assert doc.text.index("I study learning on graphs.") < doc.text.index("# Organizations")  # after the body
+    assert "link: 'mailto:jroe@example.org'" in doc.text and "a direct link" not in doc.text
+    for setting in ("admin", "superuser", "True", "envelope", "fas", "files/cv.pdf", "Weight", "Display name"):
+        assert setting not in doc.text, setting
+    sections = {c.section for c in chunk_document(doc)}
+    assert "Education > Courses" in sections and "Interests" in sections
+
+    template = tmp_path / "roe_cv.html"
+    template.write_text("---\nname: Jane Roe\nlocation: Some City\nemail: jroe@example.org\nexperience:\n  - start: Jan 2020\n    end: Present\n"
+                        "    title: Data Engineer\n    location: Acme Corp\n    items:\n      - Led a team of five\n"
+                        "education:\n  - degree: PhD in Physics\n    school: Some University\n---\n<html><head><title>{{ name }}</title></head><body><h1>{{ name }}</h1><h2>Experience</h2>\n"
+                        "{% for job in page.experience %}<div><li>{{ job.title }}</li></div>{% endfor %}</body></html>\n",
+                        encoding="utf-8")
+    doc = load_document(template)
+    assert "{{" not in doc.text and "{%" not in doc.text and "\n-\n" not in doc.text
+    assert doc.text.startswith("Location: Some City")
+    assert "\nJan 2020 – Present, Data Engineer, Acme Corp\n- Led a team of five\n" in doc.text  # a job, its items
+    assert "email: jroe@example.org" in doc.text and "- PhD in Physics, Some University" in doc.text
+    assert doc.owner == "Jane Roe" and doc.title == "Jane Roe"
+    assert any(c.section == "Experience" and "Data Engineer" in c.text for c in chunk_document(doc))
