@@ -52,7 +52,8 @@ from dataclasses import dataclass, field
 # self-introduction near the top ("Hi, I'm Jane Roe"), and a CV section named in the singular ("Position"); 30: the
 # content a page's front matter holds is text as its template prints it ("Role: PhD student" at the top, a list of
 # degrees or jobs as a section after the body), in Markdown and in an HTML template; its comments are not; an
-# HTML line with no letter or digit ("-" of an empty item) is none
+# HTML line with no letter or digit ("-" of an empty item) is none; a bold name in author lists that write initials
+# without stops ("F Chu, **AS Barente**", "Chu F, **Barente AS**") is the owner's mark
 INGEST_VERSION = 30
 
 

@@ -21,6 +21,12 @@ _BOLD_NAME = re.compile(rf"\*\*({_NAME})\*\*")
 # its last stop inside or just outside the marks ("**Lin, B.**", "**Lin, B**.")
 _SURNAME_FIRST = re.compile(rf"\b({_WORD}),\s((?:[A-Z]\.\s?){{0,2}}[A-Z]\.)")
 _BOLD_SURNAME_FIRST = re.compile(rf"\*\*({_WORD}),\s((?:[A-Z]\.\s?){{0,2}}[A-Z])\.?\*\*")
+# initials without stops, as Google Scholar ("AS Barente, J Villén") and Vancouver references ("Barente AS, Villén J")
+# write every author: a list of two or more such names, comma-separated; its bold one is the owner's mark
+_BARE = r"[A-Z]{1,3}"
+_BARE_NAME = rf"(?:{_BARE}\s{_WORD}(?:-{_WORD})?|{_WORD}(?:-{_WORD})?\s{_BARE})"
+_BARE_AUTHOR = re.compile(rf"(?:^|(?<=,))\s*(?:[-•*]\s+)?\**({_BARE_NAME})\**[*†‡]*(?=\s*(?:,|\.|$))", re.M)
+_BOLD_BARE = re.compile(rf"\*\*({_BARE_NAME})\*\*")
 _AUTHOR = re.compile(
     rf"(?:^[ \t]*(?:(?:[-•*>]|\d{{1,3}}[.)])[ \t]*)?|[,;:\"][*†‡]?\s*|\band\s)({_NAME})(?=[*†‡§¹²³⁴⁵⁶⁷⁸⁹⁰]*\s*(?:,|;|\bet al\b|\band\b|\.|$))", re.M
 )
@@ -58,7 +64,8 @@ def bold_names(source: str) -> list[str]:
     """Names the source sets in bold (`**Name**`) inside an author list: on a line that lists at least two names
     (`author_names`), as a CV's export marks its owner among co-authors. A role a CV bolds at the head of each
     entry ("**Postdoctoral Scholar** (September 2019 - present)") names no one. A list that writes each surname
-    before its initials ("Yuan, M., Wang, C., **Lin, B.** and Li, P.") gives its bold name as "B. Lin"."""
+    before its initials ("Yuan, M., Wang, C., **Lin, B.** and Li, P.") gives its bold name as "B. Lin", and one that
+    writes initials without stops ("F Chu, **AS Barente**, J Villén", "Chu F, **Barente AS**") as "A. S. Barente"."""
     out = []
     for line in source.splitlines():
         if "**" not in line:
@@ -68,7 +75,18 @@ def bold_names(source: str) -> list[str]:
             out += found
         elif (turned := _BOLD_SURNAME_FIRST.findall(line)) and len(_SURNAME_FIRST.findall(line.replace("**", ""))) >= 2:
             out += [" ".join([*(f"{c}." for c in re.findall(r"[A-Z]", initials)), surname]) for surname, initials in turned]
+        elif (bare := [n for n in _BOLD_BARE.findall(line) if _plausible(n)]) and len(
+                [n for n in _BARE_AUTHOR.findall(line) if _plausible(n)]) >= 2:
+            out += [_dotted(n) for n in bare]
     return out
+
+
+def _dotted(name: str) -> str:
+    """A name with initials written without stops, initials first and with stops: "AS Barente", "Barente AS" ->
+    "A. S. Barente"."""
+    first, last = name.split(None, 1)
+    initials, surname = (first, last) if re.fullmatch(_BARE, first) else (last, first)
+    return " ".join([*(f"{c}." for c in initials), surname])
 
 
 def clusters(names: list[str]) -> list[tuple[str, int]]:

@@ -203,10 +203,16 @@ def _dominant(ranked: list[tuple[str, int]]) -> str | None:
     return name if count >= 3 and count >= 2 * runner_up else None
 
 
+# a name as an author list writes it, initials first ("A. S. Barente"): a person's, whatever the tagger knows of
+# the surname
+_INITIALS_FIRST = re.compile(r"(?:[A-Z]\.\s?){1,3}[A-Z][^\W\d_]+(?:-[A-Z][^\W\d_]+)?")
+
+
 def _dominant_bold(source: str) -> str | None:
     """A name the source sets in bold (`**Name**`) at least twice and twice as often as any other, of those
-    the tagger reads as a person's (not a role a CV bolds in each entry: "**Software Engineer**")."""
-    ranked = clusters([n for n in bold_names(source) if person_evidence(n) > 0])
+    the tagger reads as a person's (not a role a CV bolds in each entry: "**Software Engineer**") or written
+    initials first."""
+    ranked = clusters([n for n in bold_names(source) if person_evidence(n) > 0 or _INITIALS_FIRST.fullmatch(n)])
     if ranked and ranked[0][1] >= 2 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
         return ranked[0][0]
     return None

@@ -797,6 +797,29 @@ def test_a_bold_surname_before_its_initials_in_author_lists_is_the_owner(tmp_pat
     assert load_document(path).owner == "B. Lin"
 
 
+def test_a_bold_name_with_bare_initials_in_author_lists_is_the_owner(tmp_path: Path) -> None:
+    """Google Scholar writes every author with initials and no stops ("F Chu, SC Jenson, **AS Barente**"), Vancouver
+    references surname first ("Chu F, **Barente AS**"); a CV that names its owner only so, bolded in its
+    publications, over a file named by the surname (a sixth set of public CVs; the name made up here), gets its
+    bold name as its owner, though the tagger knows no such surname. Capitalised phrases that are
+    no names ("IBM Research, **US Army**, NASA") are no author list."""
+    from ingest.owner_authors import bold_names
+
+    assert bold_names("- F Chu, SC Jenson, **AS Vorente**, NC Heller. A method. 2025, J. Proteome Res.\n") == ["A. S. Vorente"]
+    assert bold_names("Chu F, **Vorente AS**, Villén J. A method. 2023.\n") == ["A. S. Vorente"]
+    assert bold_names("Partners: IBM Research, **US Army**, NASA\n") == []
+    pubs = [f"- {a}. A study of proteins number {n}. 202{n}, Some Journal." for n, a in enumerate(
+        ["**AS Vorente**, J Villén", "M Leutert, **AS Vorente**, NK Fukuda, J Villén",
+         "IR Smith, JK Eng, **AS Vorente**, A Hogrebe", "F Chu, SC Jenson, **AS Vorente**, NC Heller"])]
+    path = tmp_path / "vorente_cv.md"
+    path.write_text("## Summary\n\n- Expert in proteomics with seven years of experience.\n\n## Experience\n\n"
+                    "### Senior Data Scientist\n\nSome Company, Boston, MA\n\n## Publications\n\n" + "\n".join(pubs) + "\n",
+                    encoding="utf-8")
+    assert load_document(path).owner in ("A. S. Vorente", "AS Vorente")  # the tagger reads neither as a person's
+    path.write_text(path.read_text(encoding="utf-8").replace("**", ""), encoding="utf-8")
+    assert load_document(path).owner is None  # the bold is the mark
+
+
 def test_a_description_an_introduction_or_a_singular_section_names_the_owner(tmp_path: Path) -> None:
     """A fifth set of public CVs (names made up here), each of which had no owner:
     - the name only in the front matter's description ("seo_title: Jane Roe's personal CV", "description: CV of
