@@ -4,7 +4,7 @@
 and then reads each column as a whole (`against_column`): a cell far less sure than the same field's other cells is
 left empty, so is one whose passage lacks the word the column's surest answers hold (a PhD question answered from a
 bachelor's line: `key_word`), so is a period still running in a column of dates that have passed (a PhD student's
-"2022 - present" for the year of the PhD: `passed_dates`), and one the reader left empty though it is about as sure
+"2022 - present" for the year of the PhD, or a year read from such a line: `passed_dates`), and one the reader left empty though it is about as sure
 as them is asked again and filled. The reader's confidence is on a different scale for each question (a PhD
 question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from
 the job line, below the reader's own threshold). A profile, one row, has no column to be read against.
@@ -55,7 +55,8 @@ KEY_PART = 1 / 3
 # A column of dates that have passed: when at least KEY_SHARE of its filled cells give a value holding a year
 # and no more than the rest of them a period still running (`present.open_range`), a
 # cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
-# under way) is left empty. A column whose answers run to the present ("When did he join ...?") keeps them.
+# under way), or a year read from a line that gives one ("2023 - : PhD in ..."), is left empty. A column whose
+# answers run to the present ("When did he join ...?") keeps them.
 RUNNING = "a period still running, where this field's other answers are dates that have passed"
 
 
@@ -116,13 +117,21 @@ def _surest(cells: Sequence[Cell], min_rows: int) -> list[Cell]:
     return filled[: max(min_rows, math.ceil(len(filled) * KEY_PART))] if len(filled) >= min_rows else []
 
 
+def _running(cell: Cell) -> bool:
+    """Is `cell`'s value a period still running, or read from a line that gives one ("2023 - : PhD in
+    Neuroscience" for "2023", "Ph.D. Student 2026.04 - present" for "2026")?"""
+    quote = cell.citation.quote if cell.citation is not None else ""
+    lines = [line for line in quote.splitlines() if cell.value and cell.value in line]
+    return open_range(cell.value) or any(open_range(line) for line in lines)
+
+
 def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
     """Are a column's answers dates that have passed (see RUNNING)?"""
     filled = [c for c in cells if c.citation is not None and c.confidence is not None]
     if len(filled) < min_rows:
         return False
     dated = sum(has_year(c.value) for c in filled)
-    running = sum(open_range(c.value) for c in filled)
+    running = sum(open_range(c.value) for c in filled)  # the values as they read
     return dated >= KEY_SHARE * len(filled) and running <= (1 - KEY_SHARE) * len(filled)
 
 
@@ -157,12 +166,12 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
             elif c.citation is not None and (key := _lacks(c, keys)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
-            elif c.citation is not None and passed and open_range(c.value):
+            elif c.citation is not None and passed and _running(c):
                 r[j] = Cell(c.field, confidence=c.confidence, note=RUNNING)
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and not _lacks(again, keys) and not (passed and open_range(again.value)):
+                if again.citation is not None and not _lacks(again, keys) and not (passed and _running(again)):
                     r[j] = again
     return _with_cells(table, rows)
 
@@ -198,7 +207,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
             row = table.rows[i]
             again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
             if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys)
-                    and not (passed and open_range(again.value))):
+                    and not (passed and _running(again))):
                 r[j] = again
     return _with_cells(table, rows)
 

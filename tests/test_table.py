@@ -324,6 +324,15 @@ def test_a_running_period_in_a_column_of_passed_dates_is_left_empty() -> None:
     cells = [r.cells[0] for r in against_column(Table((year,), rows), margin=10.0, reask=reask).rows]
     assert [c.value for c in cells] == [*values[:3], "", *values[4:], ""]
     assert cells[3].note == RUNNING and cells[3].confidence == 0.85 and cells[7].citation is None
+    # a year read from a line that runs to the present is no date the PhD was got either: "2023" of "2023 - : PhD
+    # in Neuroscience", "2026" of "Ph.D. Student 2026.04 - present" (the quote's other lines do not count)
+    for value, quote in (("2023", "- 2023 - : PhD in Neuroscience, Some University.\n- 2021 - 2023: M.Sc., Other"),
+                         ("2026", "Ph.D. Student 2026.04 - present\nGraduate School, Some University")):
+        last = Row("P7", ("/d/p7.md",), (Cell(year.label, value, 0.85, cite(quote, doc="/d/p7.md")),))
+        checked = against_column(Table((year,), rows[:7] + (last,)), margin=10.0)
+        assert checked.rows[7].cells[0].note == RUNNING, value
+    ended = Row("P7", ("/d/p7.md",), (Cell(year.label, "2021", 0.85, cite("PhD, 2021\nPostdoc, 2022 - present")),))
+    assert against_column(Table((year,), rows[:7] + (ended,)), margin=10.0).rows[7].cells[0].value == "2021"
     joined = Field("Joined", "When did {name} join the lab?")
     runs = ["2019 - present", "2021 - present", "2015", "since 2020"]
     cells = [Cell(joined.label, v, 0.8, cite(v)) for v in runs]

@@ -31,7 +31,8 @@ _BEFORE_VERB = frozenset(["we", "i", "they", "you", "he", "she", "also", "here",
 DASH = r"(?:-{1,3}|[‐‑‒–—])"
 # the open end of a period that has not ended ("Sep 2019 - present"); `detect` keeps it with the period
 OPEN_END = re.compile(rf"\s*{DASH}\s*(?:present|now|today|current|ongoing)\b", re.IGNORECASE)
-_MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+)?(?:1[5-9]\d\d|20\d\d))"
+# a month and a year: "Sep 2019", "September, 2019", or in digits "2019.09", "2019-09", "09/2019"
+_MONTH_YEAR = r"(?:(?:[A-Z][a-z]{2,8}\.?,?[ \t]+|(?<!\d)\d{1,2}[./])?(?:1[5-9]\d\d|20\d\d)(?:[./-](?:0?[1-9]|1[0-2])(?!\d))?)"
 _OPEN_RANGE = re.compile(rf"{_MONTH_YEAR}{OPEN_END.pattern}|\bsince[ \t]+{_MONTH_YEAR}", re.IGNORECASE)
 # or by leaving its end blank: "(August 2026– )", "2021 -" ending its line or before a separator ("2014- :
 # Associate Professor", a definition list's term and its definition), unless the next line starts with the end
