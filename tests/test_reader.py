@@ -752,6 +752,18 @@ def test_a_cv_answer_starts_with_its_entrys_header_right_above_it():
         top = next(c for c in cands if text[c.start:c.end] == "Northfield University, Boston")
         assert with_header(r, top, top.start, top.end) == top.start  # the section's heading is no entry header
         assert with_header(r, c, c.start, c.end, limit=40) == c.start  # it must fit
+    # a sub-section per entry: its own heading is the entry's header ("Where does she work now?" quoted the job
+    # line and left out the employer that heads it); the top section's heading is still none
+    text = "### Acme Analytics\nDevOps Engineer | 01/2024 - Present, Leeds\n- Led the cloud migration"
+    job = Hit(rank=1, chunk_id=2, doc="/d/roe.md", page=None, section="WORK EXPERIENCE > Acme Analytics", text=text,
+              score=1.0, owner="Jane Roe")
+    for hit, moves in ((job, True), (replace(job, section="Acme Analytics"), False)):
+        pieces = pieces_of((hit,))
+        cands = candidates((hit,), pieces)
+        r = Reading("Where does she work now?", (hit,), tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                    np.zeros(len(cands)), np.zeros(len(cands)))
+        c = next(c for c in cands if text[c.start:c.end].startswith("DevOps"))
+        assert (with_header(r, c, c.start, c.end) == 0) is moves, hit.section
 
 
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):

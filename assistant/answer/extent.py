@@ -90,15 +90,18 @@ def with_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIM
     """Where a fact answer from a person's document starts: with the entry header of its candidate when that
     header is the line right above it (a CV's "Bocconi University, Milan, Italy" above "PH.D. IN ECONOMICS
     2021-Present"), so the quote holds the whole entry's say of where and what, within `limit` characters. A
-    section's heading or a list's item above it is no entry header; in a paper or a report, whose short lines
+    sub-section's own heading is one ("### Acme Corp" over "DevOps Engineer | 01/2024 - Present" under "Work
+    Experience"); a top section's heading ("Education") or a list's item above it is none; in a paper or a report, whose short lines
     are a paragraph wrapped by the layout more often than entries, the candidate starts where it starts."""
     hit = r.hits[c.hit]
     if not hit.owner or c.header is None or c.header != c.pieces[0] - 1 or r.pieces[c.header].hit != c.hit:
         return start
     a = r.pieces[c.header].start
     line = hit.text[a:r.pieces[c.header].end].strip()
-    if line[:1] in BULLETS or echo_key(line) in {echo_key(part) for part in hit.section.split(" > ")}:
-        return start  # a list's item, or the section's heading: no entry's header
+    parts = [echo_key(part) for part in hit.section.split(" > ")]
+    own = len(parts) > 1 and echo_key(line.lstrip("#")) == parts[-1]  # a sub-section's heading: its entry's head
+    if not own and (line[:1] in BULLETS or echo_key(line) in parts):
+        return start  # a list's item, or a section's heading: no entry's header
     return min(start, a) if len(flat(hit.text[a:end])) <= limit else start
 
 
