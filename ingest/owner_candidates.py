@@ -132,21 +132,22 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
             if i == 0 and len(heading) <= MAX_LINE and person_evidence(normalise(heading)) > 0:
                 titles += [n for n, alone in line_windows(heading) if alone == 1.0]
     # the title property (front matter, PDF Info, HTML <title>) naming a person in one of its separated parts
-    # ("cv | Frederik Roe") names its owner as a heading does; a title that is one part ("About Me") is no name
+    # ("cv | Frederik Roe") names its owner as a heading does; a title that is one part ("About Me") is no name,
+    # unless it is a person's name whose surname a handle spells (a Hugo author page's `title: Jane Roe`)
+    handles = contact_handles(cleaned, path)
     meta_title = " ".join((parsed.meta_title or "").split())
     if meta_title and len(meta_title) <= MAX_LINE:
         for name, alone in line_windows(meta_title):
             if alone == 1.0 and normalise(name) != normalise(meta_title):
                 add(name, "heading", W_PROMINENT)
+            elif alone == 1.0 and person_evidence(normalise(name)) > 0 and _spelled(name, handles):
+                add(name, "heading", W_PROMINENT)
     # a description property naming a person whose surname a handle spells ("Jane Roe's personal CV", "CV of
     # Jane Roe" over `roe_cv.md`): the page says whom it is about, as an author property does
-    handles = contact_handles(cleaned, path)
     for phrase in parsed.descriptions:
         for name, _ in line_windows(phrase):
             name = _POSSESSIVE.sub("", name)
-            if person_evidence(normalise(name)) > 0 and max(
-                    (agreement(name, h) for kind in ("email", "url", "filename") for h in handles[kind]),
-                    default=0.0) >= SURNAME_AGREES:
+            if person_evidence(normalise(name)) > 0 and _spelled(name, handles):
                 add(name, "description")
     # a self-introduction near the top ("Hi, I'm Jane Roe, a software engineer ..."): the writer names themself
     for m in _INTRO.finditer(cleaned, 0, INTRO_CHARS):
@@ -193,6 +194,12 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
             add(found, "authors")
 
     return Gathered(groups, handles, ranked_authors, titles, bylines)
+
+
+def _spelled(name: str, handles: dict[str, list[str]]) -> bool:
+    """Does a handle (an address, a link, the file name) spell `name`'s surname at least?"""
+    return max((agreement(name, h) for kind in ("email", "url", "filename") for h in handles[kind]),
+               default=0.0) >= SURNAME_AGREES
 
 
 def _dominant(ranked: list[tuple[str, int]]) -> str | None:

@@ -200,10 +200,20 @@ def _is_title(word: str) -> bool:
     return word.lower().rstrip(".") in CONSTANTS.titles
 
 
+# English's closed classes of pronouns, determiners and prepositions: a phrase made of them alone ("About Me", "For
+# You") is a heading, whatever the tagger reads in its capitals
+_FUNCTION_WORDS = frozenset(["i", "me", "my", "mine", "myself", "you", "your", "yours", "we", "us", "our", "ours", "he",
+                             "him", "his", "she", "her", "hers", "it", "its", "they", "them", "their", "this", "that",
+                             "these", "those", "the", "a", "an", "about", "of", "to", "in", "on", "at", "for", "with",
+                             "by", "from", "and", "or", "who", "what", "which", "whom", "whose"])
+
+
 @lru_cache(maxsize=4096)
 def person_evidence(name: str) -> float:
     """W_PERSON when probablepeople reads `name` as a person, W_ORG when it finds an organisation's
-    words in it, 0 when unsure."""
+    words in it, 0 when unsure or when it is made of function words alone ("About Me")."""
+    if all(w.lower().strip(".,;:!?") in _FUNCTION_WORDS for w in name.split()):
+        return 0.0
     import probablepeople as pp
 
     plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))

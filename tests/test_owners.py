@@ -820,6 +820,22 @@ def test_a_bold_name_with_bare_initials_in_author_lists_is_the_owner(tmp_path: P
     assert load_document(path).owner is None  # the bold is the mark
 
 
+def test_a_title_property_that_is_a_name_a_handle_spells_names_the_owner(tmp_path: Path) -> None:
+    """A Hugo author page's front matter holds its person's name as its title (`title: Jane Roe`) and its CV as
+    data; over a file whose name spells the surname, the title is the owner, and it is written as the title
+    writes it, not as an address abbreviates it (`mailto:marc.dunford@...` for "Marcel Dunford"). The same title
+    over a file and addresses that spell no part of it names no one (a page about someone else)."""
+    page = ("---\ntitle: Marcel Dunford\nrole: Postdoctoral Researcher\nsocial:\n- icon: envelope\n"
+            "  url: 'mailto:marc.dunford@example.org'\ninterests:\n- Particle Physics\n---\n\n"
+            "## About Me\n\nI work on machine learning for physics.\n")
+    path = tmp_path / "dunford_cv.md"
+    path.write_text(page, encoding="utf-8")
+    assert load_document(path).owner == "Marcel Dunford"
+    other = tmp_path / "about.md"
+    other.write_text(page.replace("marc.dunford@example.org", "office@example.org"), encoding="utf-8")
+    assert load_document(other).owner is None
+
+
 def test_a_description_an_introduction_or_a_singular_section_names_the_owner(tmp_path: Path) -> None:
     """A fifth set of public CVs (names made up here), each of which had no owner:
     - the name only in the front matter's description ("seo_title: Jane Roe's personal CV", "description: CV of
