@@ -138,9 +138,8 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
     meta_title = " ".join((parsed.meta_title or "").split())
     if meta_title and len(meta_title) <= MAX_LINE:
         for name, alone in line_windows(meta_title):
-            if alone == 1.0 and normalise(name) != normalise(meta_title):
-                add(name, "heading", W_PROMINENT)
-            elif alone == 1.0 and person_evidence(normalise(name)) > 0 and _spelled(name, handles):
+            whole = normalise(name) == normalise(meta_title)
+            if alone == 1.0 and (not whole or (person_evidence(normalise(name)) > 0 and _spelled(name, handles))):
                 add(name, "heading", W_PROMINENT)
     # a description property naming a person whose surname a handle spells ("Jane Roe's personal CV", "CV of
     # Jane Roe" over `roe_cv.md`): the page says whom it is about, as an author property does
