@@ -259,6 +259,13 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     assert two[a:b] == "2,319 hours"
     a, b = detect.phrase("number", two, near={"pilot": 1.0, "age": 2.0}) or (0, 0)
     assert two[a:b] == "85"
+    # in a list of entries, a line's words are no nearer another line's phrase ("2022" ends the line above "Masters")
+    degrees = "- PhD in Electrical Engineering, Some University, 2022\n- Masters in Computer Science, Other University, 2015"
+    a, b = detect.phrase("date", degrees, near={"masters": 2.0, "computer": 1.0, "science": 1.0}) or (0, 0)
+    assert degrees[a:b] == "2015"
+    heads = "Some University, Boston\n- PhD in physics, 2009--2015\nOther College, Leeds\n- BA in physics, 2005--2009"
+    a, b = detect.phrase("place", heads, near={"phd": 2.0}, question="Where did she do her PhD?") or (0, 0)
+    assert heads[a:b] == "Some University"  # not the next entry's head for being right under the PhD's line
     # Given the question: a number it already says is no answer, nor is a date's day or year
     crash = "On December 23, 2007, a Cessna 172 struck terrain; the pilot and 3 passengers died in 2007 weather."
     q = "How many people died in the Cessna 172 crash?"

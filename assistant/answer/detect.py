@@ -318,15 +318,24 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         w = lemma(m.group(0).lower().strip(".,;:'’"))
         if w in weight:
             at.setdefault(w, []).append(n)
+    # in a list of entries (two lines or more open with a list's marker: a CV's degrees or jobs), a line's words say
+    # nothing of another line's phrase: "2022" ending "- PhD in Physics, 2022" is not the year of "- Masters in
+    # Physics, 2015" for being three words before "Masters"
+    breaks = [m.start() for m in re.finditer("\n", text)] if len(_ITEM.findall(text)) >= 2 else []
+    line = [bisect.bisect_right(breaks, p) for p in starts]
 
     def closeness(span: tuple[int, int]) -> float:
         # question words inside the phrase do not count: the phrase would only be restating the question.
         # Words a..b-1 are the phrase: the word just before it and the word just after it are both 1 away.
         a, b = bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
+        own = line[a] if a < len(line) else None
         return sum(weight[w] / (1 + min(a - j if j < a else j - b + 1 for j in out))
-                   for w, js in at.items() if (out := [j for j in js if not a <= j < b]))
+                   for w, js in at.items() if (out := [j for j in js if not a <= j < b and line[j] == own]))
 
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
+
+
+_ITEM = re.compile(r"^[ \t]*(?:[-*•▪◦]|\d{1,3}[.)])[ \t]+", re.M)  # a list item's marker, opening its line
 
 
 def names_body(kind: str, phrase: str, named: Callable[[str], bool]) -> bool:
