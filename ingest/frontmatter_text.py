@@ -13,8 +13,9 @@ rendered by an HTML template. Left out of the text, a CV kept that way answers n
   mapping is a sub-section ("Education > Courses").
 
 Configuration is not content, and general shapes tell it apart: booleans, numbers and dates alone,
-identifiers (one lower-case word, "admin", "fas"), paths and file names ("/cv/", "files/cv.pdf"), LaTeX
-("\\thepage"), and e-mail or web addresses (the lines holding those already stay in the text: `parse.parse_markdown`).
+one token in lower case (an identifier or an option: "admin", "fas", "margin=1in"), paths and file names ("/cv/",
+"files/cv.pdf"), LaTeX ("\\thepage"), and e-mail or web addresses (the lines holding those already stay in the text:
+`frontmatter.shown_lines`).
 Keys the pipeline reads as properties (title, author, name, the description keys) are not repeated.
 An entry with no text value (a social link: icon, icon pack, address) is no line, and a list with no
 entry no section.
@@ -31,7 +32,6 @@ from .addresses import shapes
 # keys read as the document's properties (`frontmatter`), and a paper's authors and affiliations (its byline)
 PROPERTY_KEYS = frozenset({"title", "author", "authors", "name", "affiliations",
                            "description", "seo_title", "subtitle", "summary"})
-_IDENTIFIER = re.compile(r"[a-z0-9_.:#-]+")  # "admin", "fas", "page", "post", "en-us", "single:wide"
 _PATH = re.compile(r"[^\s]*[/\\][^\s]*|[^\s]+\.[A-Za-z0-9]{2,5}")  # "/cv/", "files/cv.pdf", "me.jpg"
 _LINK = re.compile(r"\bhttps?://|\bwww\.|^mailto:", re.IGNORECASE)
 _LATEX = re.compile(r"\\[A-Za-z]+")  # typesetting ("\\thepage", "\\usepackage{...}"): a PDF template's setting
@@ -51,17 +51,11 @@ def _text(value: Any, *, in_entry: bool = False) -> str | None:
     text = " ".join(value.split())[:MAX_LINE]
     if not re.search(r"[^\W\d_]", text):
         return text if (in_entry and text) else None
-    if (_IDENTIFIER.fullmatch(text) or _PATH.fullmatch(text) or _LINK.search(text) or _LATEX.search(text)
-            or shapes("email", text)):
+    if " " not in text and text == text.lower():
+        return None  # one token in lower case is a setting ("admin", "fas", "xelatex", "margin=1in"), not a page's words
+    if _PATH.fullmatch(text) or _LINK.search(text) or _LATEX.search(text) or shapes("email", text):
         return None
-    if not in_entry and " " not in text and text == text.lower():
-        return None  # one lower-case token at the top is a setting ("xelatex", "margin=1in"), not a page's words
     return text
-
-
-def _wordy(text: str) -> bool:
-    """Text a person wrote rather than a setting: more than one word, or a capital letter ("ENSAI")."""
-    return " " in text or text != text.lower()
 
 
 def _label(key: Any) -> str:
@@ -99,7 +93,7 @@ def _entry(value: Any, depth: int) -> list[str]:
         return [f"- {text}"] if text else []
     head = _ranges([t for v in value.values() if (t := _text(v, in_entry=True))])
     # an entry of numbers, dates and settings alone ("year: 2021", "icon: envelope, icon_pack: fas") says nothing
-    if not any(_wordy(t) and re.search(r"[^\W\d_]", t) for t in head):
+    if not any(re.search(r"[^\W\d_]", t) for t in head):
         head = []
     below = [line for v in value.values() if isinstance(v, list | dict) for line in _entry(v, depth + 1) if line]
     if not head:

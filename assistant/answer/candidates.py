@@ -50,6 +50,14 @@ def header_like(text: str) -> bool:
 
 
 BULLETS = "-–—•·*▪◦○➔>#"  # list and Markdown markers a line's text does not start with
+
+
+def is_item(line: str) -> bool:
+    """Is `line` an item of a list: it opens with a bullet or a dash ("- Sampling", "• Chins"), not a heading's or a
+    quote's mark? A hyphen or an asterisk opens one before a space only, as in Markdown: "*Some University*" is
+    emphasis, "-2" a number."""
+    t = line.lstrip()
+    return bool(t) and t[0] in BULLETS and t[0] not in "#>" and (t[0] not in "-*" or t[1:2] in (" ", "\t"))
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a Markdown link: its text
 _LEADER = re.compile(r"(?:\s*[.·…]){2,}\s*[\divxlcIVXLC]*\s*$|\s+\d+\s*$")  # "Introduction ..... 3", "Methods 12"
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 ", "IV. ", "A. "

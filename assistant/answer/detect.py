@@ -19,6 +19,7 @@ from ingest.addresses import shapes
 
 from .addresses import SHAPED
 from .asks import AUX, TOKENS, type_word
+from .candidates import is_item
 from .entities import JOINERS, MONTHS, designated, entities, is_title, kind_of, other, single_names
 from .present import DASH, OPEN_END
 
@@ -321,7 +322,7 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     # in a list of entries (two lines or more open with a list's marker: a CV's degrees or jobs), a line's words say
     # nothing of another line's phrase: "2022" ending "- PhD in Physics, 2022" is not the year of "- Masters in
     # Physics, 2015" for being three words before "Masters"
-    breaks = [m.start() for m in re.finditer("\n", text)] if len(_ITEM.findall(text)) >= 2 else []
+    breaks = [m.start() for m in re.finditer("\n", text)] if sum(map(is_item, text.splitlines())) >= 2 else []
     line = [bisect.bisect_right(breaks, p) for p in starts]
 
     def closeness(span: tuple[int, int]) -> float:
@@ -333,9 +334,6 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b and line[j] == own]))
 
     return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
-
-
-_ITEM = re.compile(r"^[ \t]*(?:[-*•▪◦]|\d{1,3}[.)])[ \t]+", re.M)  # a list item's marker, opening its line
 
 
 def names_body(kind: str, phrase: str, named: Callable[[str], bool]) -> bool:

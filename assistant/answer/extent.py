@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from index.lexical import STOPWORDS
 
 from . import asks
-from .candidates import BULLETS, LIMIT, Candidate, Piece, echo_key, header_like
+from .candidates import BULLETS, LIMIT, Candidate, Piece, echo_key, header_like, is_item
 from .features import flat
 
 LABEL_WORDS = 5  # the most words a label line holds ("Place of birth", "PhD Students Directed")
@@ -135,13 +135,13 @@ def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT
     for several things; else the list goes on only as far as it fits beside the passage's start."""
     text = r.hits[c.hit].text
     quoted = [j for j, p in enumerate(r.pieces) if p.hit == c.hit and start <= p.start < end]
-    if not quoted or not _item(text[r.pieces[quoted[-1]].start:r.pieces[quoted[-1]].end]):
+    if not quoted or not is_item(text[r.pieces[quoted[-1]].start:r.pieces[quoted[-1]].end]):
         return start, end
     colons = [j for j in quoted[:-1] if text[r.pieces[j].start:r.pieces[j].end].rstrip().endswith(":")]
     several = asks.is_list(r.question, False)
     if not colons and not several:
         return start, end
-    first = colons[-1] if colons else next(j for j in quoted if _item(text[r.pieces[j].start:r.pieces[j].end]))
+    first = colons[-1] if colons else next(j for j in quoted if is_item(text[r.pieces[j].start:r.pieces[j].end]))
     # a list the question does not ask for is taken only as far as it fits beside the passage's start: its
     # first line is what the passage was chosen for ("Assistant Professor, ... 2020 - present" above the
     # "Courses taught include:" it ends with)
@@ -158,18 +158,12 @@ def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT
     return start, end
 
 
-def _item(line: str) -> bool:
-    """Is `line` an item of a list: it opens with a bullet or a dash ("- Sampling", "• Chins")?"""
-    t = line.lstrip()
-    return bool(t) and t[0] in BULLETS and t[0] not in "#>"
-
-
 def _in_list(text: str, before: int, p: Piece) -> bool:
     """Does the line `p` of `text` go on with the list quoted up to `before`: an item, or the rest of one the
     layout wrapped (it opens in lower case, "the Brown-throated Sloth.", or the item ends with a colon, "3
     exercise variables:" before "Chins, Situps and Jumps.")?"""
     line = text[p.start:p.end]
-    return _item(line) or line.lstrip()[:1].islower() or text[:before].rstrip().endswith(":")
+    return is_item(line) or line.lstrip()[:1].islower() or text[:before].rstrip().endswith(":")
 
 
 def restates(r: Reading, c: Candidate, last: int) -> bool:
