@@ -44,14 +44,18 @@ COLUMN_MARGIN = 0.6
 COLUMN_ROWS = 3
 UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell left empty by against_column
 # A column's key word: a word of its question (less function words and the person's name) that at least
-# KEY_SHARE of its surest cells (the surest third, at least COLUMN_ROWS) hold in their quote or section; of
-# several, the one fewest of the column's filled cells hold. A cell whose passage lacks it is left empty.
+# KEY_SHARE of its surest cells (the surest third, at least COLUMN_ROWS), or both of its KEY_RUN surest, hold in
+# their quote or section; of several, the one fewest of the column's filled cells hold. A cell whose passage lacks it is left empty.
 # The surest answers to "What are {name}'s research interests?" quote "Research Interests" lines, the answers
 # from a CV without them quote a job line with "research" in it; "PhD" lines against bachelor's lines. A
 # column's key word holds for every column whose question asks it too ("PhD": institution and year). The two
 # constants are structural, not fitted: see docs/measured.md ("A column's key word").
 KEY_SHARE = 0.75
 KEY_PART = 1 / 3
+# ... or a word both of its two surest answers hold: where most people's documents do not give the field, a wrong
+# answer is often among the surest third ("Interests: analog photography", "Select research awards" beside a
+# "Research Interests" section), and the two surest still agree on "interest".
+KEY_RUN = 2
 # A column of dates that have passed: when at least KEY_SHARE of its filled cells give a value holding a year
 # and no more than the rest of them a period still running (`present.open_range`), a
 # cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
@@ -97,7 +101,8 @@ def _lacks(cell: Cell, keys: Collection[str]) -> str:
 def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> str:
     """The word a passage answering `field` holds, by the column's own surest answers (see KEY_SHARE): a
     word of the question (not a function word, the name or the verb after it: `_topic`) held by at least KEY_SHARE of the surest third
-    of `cells` (at least `min_rows` of them), the one fewest of `cells` hold when there are several. ""
+    of `cells` (at least `min_rows` of them) or by both of the two surest (KEY_RUN), the one fewest of `cells` hold
+    when there are several. ""
     when there is none (an e-mail address or an employer's name holds no word of its question), or fewer
     than `min_rows` filled cells with a confidence."""
     surest = [_held(c) for c in _surest(cells, min_rows)]
@@ -105,13 +110,15 @@ def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -
         return ""
     held = [_held(c) for c in cells if c.citation is not None and c.confidence is not None]
     asked = _topic(field)
-    keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)]
+    top = surest[:KEY_RUN]
+    keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)
+            or all(w in h for h in top)]
     return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
 
 
 def _surest(cells: Sequence[Cell], min_rows: int) -> list[Cell]:
-    """The surest third of the filled cells of a column that carry a confidence (at least `min_rows`), or []
-    when fewer than `min_rows` are filled."""
+    """The surest third of the filled cells of a column that carry a confidence (at least `min_rows`), surest
+    first, or [] when fewer than `min_rows` are filled."""
     filled = sorted((c for c in cells if c.citation is not None and c.confidence is not None),
                     key=lambda c: -(c.confidence or 0.0))
     return filled[: max(min_rows, math.ceil(len(filled) * KEY_PART))] if len(filled) >= min_rows else []

@@ -290,6 +290,24 @@ def test_a_cell_whose_passage_lacks_the_columns_key_word_is_left_empty() -> None
     assert key_word(Field("Employer", "Where is {name}'s work now?"), prose + jobs) == "work"  # a noun: a topic
 
 
+def test_the_two_surest_answers_agreeing_on_a_word_make_it_the_key_word() -> None:
+    """Where most people's documents do not give the field, a wrong answer is often among the surest third (a
+    hobbies list under "Interests", a funding line with "research"), so no word is held by three quarters of
+    it; the two surest answers still both hold "interest", and that word decides the column: the job and grant
+    lines, which hold "research" only, are left empty. When the two surest share only "research", it is that."""
+    fld = Field("Research interests", "What are {name}'s research interests?")
+    lines = [("Research Interests: graph neural networks", 0.98), ("Interests: analog photography", 0.89),
+             ("Select research awards indexed here.", 0.84), ("Oct. 2018 - Present: Research Student", 0.81),
+             ("Research Grant: using chemogenetics to model deficits", 0.79), ("Managed a research team", 0.69)]
+    cells = [Cell(fld.label, text, p, cite(text, doc=f"/d/p{i}.md", section="")) for i, (text, p) in enumerate(lines)]
+    assert key_word(fld, cells) == "interest"
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (c,)) for i, c in enumerate(cells))
+    kept = [r.cells[0] for r in against_column(Table((fld,), rows), margin=10.0).rows]
+    assert [bool(c.citation) for c in kept] == [True, True, False, False, False, False]
+    swapped = [Cell(fld.label, c.value, 0.9 if i == 2 else c.confidence, c.citation) for i, c in enumerate(cells)]
+    assert key_word(fld, swapped) == "research"  # the funding line second: the two surest share "research" only
+
+
 def test_a_key_word_of_one_column_holds_for_another_that_asks_it() -> None:
     """"PhD" is the key word of the PhD institution column (its surest answers quote PhD lines), but not of the
     PhD year column on its own, whose surest third includes a bachelor's line; the year's question asks about
