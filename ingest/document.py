@@ -53,8 +53,10 @@ from dataclasses import dataclass, field
 # content a page's front matter holds is text as its template prints it ("Role: PhD student" at the top, a list of
 # degrees or jobs as a section after the body), in Markdown and in an HTML template; its comments are not; an
 # HTML line with no letter or digit ("-" of an empty item) is none; a bold name in author lists that write initials
-# without stops ("F Chu, **AS Barente**", "Chu F, **Barente AS**") is the owner's mark
-INGEST_VERSION = 30
+# without stops ("F Chu, **AS Barente**", "Chu F, **Barente AS**") is the owner's mark; 31: owners: a Markdown link's
+# path on the same site ("/cv/jane-roe-cv.pdf") spells a name as a link does; a title the tagger classes as a
+# person's while labelling its words an organisation's is no evidence either way
+INGEST_VERSION = 31
 
 
 @dataclass(frozen=True)

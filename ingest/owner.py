@@ -74,6 +74,7 @@ from .owner_names import (
 )
 from .owner_page import (
     EMAIL,
+    SITE_LINK,
     URL,
     looks_personal,
 )
@@ -241,8 +242,8 @@ _HANDLE_LABEL = re.compile(r"\[[^\]\s]+\](?=\()")
 def _lower_words(cleaned: str) -> frozenset[str]:
     """The words a document writes in lower case, outside e-mail addresses and links (accent-free)."""
     # A Markdown link's one-word label is a handle ("[akhilesh-koul](https://linkedin.com/in/akhilesh-koul)"),
-    # not the name's words written in lower case.
-    prose = URL.sub(" ", EMAIL.sub(" ", _HANDLE_LABEL.sub(" ", cleaned)))
+    # not the name's words written in lower case; nor is a link's path on the same site ("/cv/jane-roe-cv.pdf").
+    prose = SITE_LINK.sub(" ", URL.sub(" ", EMAIL.sub(" ", _HANDLE_LABEL.sub(" ", cleaned))))
     return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
 
 

@@ -31,7 +31,7 @@ from .owner_names import (
     person_evidence,
     strip_title,
 )
-from .owner_page import LINK, MAX_LINE, TOP_LINES, contact_handles, top_lines, url_words
+from .owner_page import LINK, MAX_LINE, SITE_LINK, TOP_LINES, contact_handles, top_lines, url_words
 from .parsed import Parsed
 from .structure import SECTION_NAMES, heading_key
 
@@ -139,7 +139,7 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
     if meta_title and len(meta_title) <= MAX_LINE:
         for name, alone in line_windows(meta_title):
             whole = normalise(name) == normalise(meta_title)
-            if alone == 1.0 and (not whole or (person_evidence(normalise(name)) > 0 and _spelled(name, handles))):
+            if alone == 1.0 and (not whole or (person_evidence(normalise(name)) >= 0 and _spelled(name, handles))):
                 add(name, "heading", W_PROMINENT)
     # a description property naming a person whose surname a handle spells ("Jane Roe's personal CV", "CV of
     # Jane Roe" over `roe_cv.md`): the page says whom it is about, as an author property does
@@ -167,7 +167,8 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
         for h in handles[kind]:
             for name in _handle_names(_handle_words(h)):
                 add(name, kind)
-    for url in LINK.findall(cleaned):  # explicit links anywhere (cheap); bare domains only in the header
+    # explicit links anywhere (cheap), a Markdown link's path on the same site too; bare domains only in the header
+    for url in [*LINK.findall(cleaned), *(f"site{u}" for u in SITE_LINK.findall(cleaned))]:
         for words in url_words(url):
             for name in _handle_names(words):
                 add(name, "url")

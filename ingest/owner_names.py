@@ -229,7 +229,7 @@ def person_evidence(name: str) -> float:
         # ... unless every word is a title nameparser knows: a role ("Software Engineer", "Senior
         # Lecturer") that the tagger reads as a given name and a surname
         return 0.0 if all(_is_title(w) for w in plain.split()) else W_PERSON
-    if set(tags) & _ORG_TAGS:
+    if set(tags) & _ORG_TAGS and kind != "Person":
         return W_ORG
     return 0.0
 

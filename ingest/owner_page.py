@@ -27,6 +27,8 @@ HEADER_CHARS = 1000  # where contact details (e-mail, homepage) of the owner are
 # right ones on 60 of them, with realdocs, papers and the profiles unchanged.
 URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+|\b[\w-]+(?:\.[\w-]+)*\.(?:github\.io|com|org|net|edu|io|me|ch|de|fr|uk|ca)(?:/[^\s<>()\[\]\"']*)?", re.I)
 LINK = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]\"']+", re.I)
+# a Markdown link to a path on the same site ("[Download CV](/cv/jane-roe-cv.pdf)"): a link as well
+SITE_LINK = re.compile(r"\]\((/[^\s<>()\[\]\"']+)\)")
 _CONTACT = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\(?\d{1,3}\)?[ -]?\d{3}[ -]\d{3,4}[ -]?\d{0,4}|linkedin|github\.com", re.I)
 _CV_SECTIONS = frozenset(
     {"education", "experience", "work experience", "professional experience", "employment", "publications",

@@ -836,6 +836,32 @@ def test_a_title_property_that_is_a_name_a_handle_spells_names_the_owner(tmp_pat
     assert load_document(other).owner is None
 
 
+def test_a_title_the_tagger_is_unsure_of_and_a_link_to_the_cv_file_name_the_owner(tmp_path: Path) -> None:
+    """Two Hugo pages that named no one (names made up here):
+    - `title: Baptiste Tollien` over `tollien_cv.md` and its address: probablepeople classes the title as a person
+      but labels its words as an organisation's; that is no evidence either way, and the handles spell the name;
+    - the name only in a link to the CV's PDF on the same site (`[Download CV](/cv/maren-astley-cv.pdf)`)
+      over `astley_cv.md`: a link's path is a link, and its words are not the text's lower-case words.
+    A title the tagger reads as an organisation's ("Tollien Laboratory") names no one."""
+    page = ("---\ntitle: Baptiste Tollien\nrole: PhD Student in Formal Methods\nsocial:\n- icon: envelope\n"
+            "  url: 'mailto:baptiste.tollien@example.org'\ninterests:\n- Formal Methods\n---\n\n"
+            "## Education\n\n- PhD in Formal Methods, Some Institute, present\n")
+    path = tmp_path / "tollien_cv.md"
+    path.write_text(page, encoding="utf-8")
+    assert load_document(path).owner == "Baptiste Tollien"
+    path.write_text(page.replace("Baptiste Tollien", "Tollien Laboratory"), encoding="utf-8")
+    assert load_document(path).owner is None
+    linked = ("+++\ntitle = \"CV\"\n+++\n\n## Employment\n\n**Current position (2026-present):** Assistant Professor, "
+              "Some University\n\n## Education\n\n**PhD:** Neural Dynamics, Other University\n\n---\n\n"
+              "My curriculum vitae is available as a PDF:\n\n- [Download CV](/cv/maren-astley-cv.pdf)\n")
+    path = tmp_path / "astley_cv.md"
+    path.write_text(linked, encoding="utf-8")
+    assert load_document(path).owner == "Maren Astley"
+    path = tmp_path / "cv.md"  # the link alone, with no file name that spells the surname: no one
+    path.write_text(linked, encoding="utf-8")
+    assert load_document(path).owner is None
+
+
 def test_a_description_an_introduction_or_a_singular_section_names_the_owner(tmp_path: Path) -> None:
     """A fifth set of public CVs (names made up here), each of which had no owner:
     - the name only in the front matter's description ("seo_title: Jane Roe's personal CV", "description: CV of
