@@ -266,6 +266,13 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     heads = "Some University, Boston\n- PhD in physics, 2009--2015\nOther College, Leeds\n- BA in physics, 2005--2009"
     a, b = detect.phrase("place", heads, near={"phd": 2.0}, question="Where did she do her PhD?") or (0, 0)
     assert heads[a:b] == "Some University"  # not the next entry's head for being right under the PhD's line
+    # ... and an entry whose line gives no phrase of the kind is not answered by another entry's: a PhD still
+    # running has no year, and the Master's line's "2020" is not it
+    running = ("- PhD in Formal Methods, Some Institute, Present\n- Master's Degree in Engineering, Other School, "
+               "2017 - 2020\n- Preparatory classes, Third School, 2015 - 2017")
+    assert detect.phrase("date", running, near={"phd": 2.0, "defend": 1.0}) is None
+    a, b = detect.phrase("date", running, near={"master": 2.0}) or (0, 0)
+    assert running[a:b] == "2017 - 2020"
     # Given the question: a number it already says is no answer, nor is a date's day or year
     crash = "On December 23, 2007, a Cessna 172 struck terrain; the pilot and 3 passengers died in 2007 weather."
     q = "How many people died in the Cessna 172 crash?"

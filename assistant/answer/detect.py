@@ -333,7 +333,19 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         return sum(weight[w] / (1 + min(a - j if j < a else j - b + 1 for j in out))
                    for w, js in at.items() if (out := [j for j in js if not a <= j < b and line[j] == own]))
 
-    return _with_coordinated(kind, text, spans, max(spans, key=closeness))  # the first on a tie
+    best = max(spans, key=closeness)  # the first on a tie
+    if breaks and at and not closeness(best) and is_item(_line_at(text, best[0])):
+        # the question's words are on lines of the list that give no phrase of the kind: another entry's phrase
+        # does not answer it ("2020 - 2017" of the Master's line for the year of a PhD "- PhD in ..., Present");
+        # a line that is no item may be the head of the entry below it ("University of Minnesota" over "- PhD, ...")
+        return None
+    return _with_coordinated(kind, text, spans, best)
+
+
+def _line_at(text: str, at: int) -> str:
+    """The line of `text` that holds offset `at`."""
+    end = text.find("\n", at)
+    return text[text.rfind("\n", 0, at) + 1:len(text) if end < 0 else end]
 
 
 def names_body(kind: str, phrase: str, named: Callable[[str], bool]) -> bool:
