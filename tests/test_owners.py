@@ -820,14 +820,19 @@ def test_a_bold_name_with_bare_initials_in_author_lists_is_the_owner(tmp_path: P
     assert load_document(path).owner is None  # the bold is the mark
 
 
+def author_page(title: str, role: str, address: str, interest: str, body: str) -> str:
+    """A Hugo author page: its person's name as the title, a role, an e-mail link, an interest, then `body`."""
+    return (f"---\ntitle: {title}\nrole: {role}\nsocial:\n- icon: envelope\n  url: 'mailto:{address}'\n"
+            f"interests:\n- {interest}\n---\n\n{body}")
+
+
 def test_a_title_property_that_is_a_name_a_handle_spells_names_the_owner(tmp_path: Path) -> None:
     """A Hugo author page's front matter holds its person's name as its title (`title: Jane Roe`) and its CV as
     data; over a file whose name spells the surname, the title is the owner, and it is written as the title
     writes it, not as an address abbreviates it (`mailto:marc.dunford@...` for "Marcel Dunford"). The same title
     over a file and addresses that spell no part of it names no one (a page about someone else)."""
-    page = ("---\ntitle: Marcel Dunford\nrole: Postdoctoral Researcher\nsocial:\n- icon: envelope\n"
-            "  url: 'mailto:marc.dunford@example.org'\ninterests:\n- Particle Physics\n---\n\n"
-            "## About Me\n\nI work on machine learning for physics.\n")
+    page = author_page("Marcel Dunford", "Postdoctoral Researcher", "marc.dunford@example.org", "Particle Physics",
+                       "## About Me\n\nI work on machine learning for physics.\n")
     path = tmp_path / "dunford_cv.md"
     path.write_text(page, encoding="utf-8")
     assert load_document(path).owner == "Marcel Dunford"
@@ -843,9 +848,8 @@ def test_a_title_the_tagger_is_unsure_of_and_a_link_to_the_cv_file_name_the_owne
     - the name only in a link to the CV's PDF on the same site (`[Download CV](/cv/maren-astley-cv.pdf)`)
       over `astley_cv.md`: a link's path is a link, and its words are not the text's lower-case words.
     A title the tagger reads as an organisation's ("Tollien Laboratory") names no one."""
-    page = ("---\ntitle: Baptiste Tollien\nrole: PhD Student in Formal Methods\nsocial:\n- icon: envelope\n"
-            "  url: 'mailto:baptiste.tollien@example.org'\ninterests:\n- Formal Methods\n---\n\n"
-            "## Education\n\n- PhD in Formal Methods, Some Institute, present\n")
+    page = author_page("Baptiste Tollien", "PhD Student in Formal Methods", "baptiste.tollien@example.org",
+                       "Formal Methods", "## Education\n\n- PhD in Formal Methods, Some Institute, present\n")
     path = tmp_path / "tollien_cv.md"
     path.write_text(page, encoding="utf-8")
     assert load_document(path).owner == "Baptiste Tollien"
