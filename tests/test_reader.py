@@ -1529,45 +1529,22 @@ def test_the_span_heads_phrase_is_whole_words_within_a_sentence_and_of_the_kind_
     assert detect.fits("place", "May", "Where did he go?")  # a month's name alone may be a name
 
 
-def ron_doe(tmp_path: Path, embedder, body: str) -> Assistant:
-    """An assistant over one CV, Ron Doe's (`body` under his name and address), owned by him."""
-    cv = tmp_path / "doe.md"
-    cv.write_text(f"# Ron Doe\n\nron.doe@example.org\n\n{body}", encoding="utf-8")
-    build_index([cv], tmp_path / "idx", embedder=embedder)
-    store = Store.open(tmp_path / "idx")
-    store.set_owner(store.documents()[0].doc, "Ron Doe")
-    return Assistant(store, embedder)
-
-
 def test_a_question_asking_for_a_year_is_refused_from_a_passage_without_one(tmp_path, embedder):
     """"In what year ...?" asks for a year: a degree line without one ("BSCS Computer Science, Northeastern
     University", beside a course code "MAS.S65", a number but no year) is no answer, where "When ...?" takes any
     date-like number; the same question about a line that gives the year is answered (public CV set 3's k24)."""
-    doe = ron_doe(tmp_path, embedder, "## Education\n\nMAS.S65 Blockchain Technologies, MIT Media Lab\n"
+    cv = tmp_path / "doe.md"
+    cv.write_text("# Ron Doe\n\nron.doe@example.org\n\n## Education\n\nMAS.S65 Blockchain Technologies, MIT Media Lab\n"
                   "BSCS Computer Science, Northeastern University\n\n## Experience\n\n2016-2018 Cinch Financial, "
-                  "Principal engineer\n\n2012-2016 Nara Logics, Senior engineer\n")
+                  "Principal engineer\n\n2012-2016 Nara Logics, Senior engineer\n", encoding="utf-8")
+    build_index([cv], tmp_path / "idx", embedder=embedder)
+    store = Store.open(tmp_path / "idx")
+    store.set_owner(store.documents()[0].doc, "Ron Doe")
+    doe = Assistant(store, embedder)
     refused = doe.ask("In what year did Ron Doe graduate from Northeastern University?")
     assert refused.abstained and "holds no year" in refused.notes[-1]
     joined = doe.ask("In what year did Ron Doe join Cinch Financial?")
     assert not joined.abstained and "2016" in joined.answer
-
-
-def test_a_who_question_is_refused_from_a_passage_that_names_no_one_else(tmp_path, embedder):
-    """"Who supervised ...?" asks for a person: the bachelor's line that the question restates ("Bachelor thesis on
-    value at risk ...") names no one but the CV's owner, so it is no answer (realdocs' d167, a near miss); the
-    PhD entry that names its advisor answers, and a reference list's "Agresti, A." names a co-author."""
-    courses = "".join(f"- Course {i}: stochastic calculus, measure theory and functional analysis, part {i}.\n" for i in range(12))
-    doe = ron_doe(tmp_path, embedder, "## Undergraduate studies\n\nETH Zurich, BSc in Mathematics, 2011 - 2015\n"
-                  "Bachelor thesis on value at risk with defaultable securities.\n" + courses +
-                  "\n## Doctorate\n\nStanford University, PhD in Statistics, 2015 - 2020\nAdvisor: Prof. Karl Mendelsohn\n\n"
-                  "## Publications\n\nAgresti, A. and Doe, R. (2019). Misvotes and overvotes in a county election. "
-                  "Statistical Science, 17, 436-440.\n")
-    refused = doe.ask("Who supervised Ron Doe's bachelor thesis?", threshold=0)
-    assert refused.abstained and "asks who" in refused.notes[-1]
-    advised = doe.ask("Who advised Ron Doe's PhD at Stanford?", threshold=0)
-    assert not advised.abstained and "Mendelsohn" in advised.answer
-    cowrote = doe.ask("Who co-wrote the Statistical Science paper on misvotes with Ron Doe?", threshold=0)
-    assert not cowrote.abstained and "Agresti" in cowrote.answer
 
 
 def test_a_when_question_quotes_a_likely_passage_that_says_when(tmp_path_factory, embedder):

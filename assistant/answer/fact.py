@@ -91,9 +91,6 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
         return reader.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                  "or how much", sure)
-    if kind == "person" and not _names_someone(text, owner_tokens(hit.owner) | _named_in(r.question)):
-        return reader.abstain(r, "the passage it would quote names no one but whom the question names, and the "
-                                 "question asks who", sure)
     cite = citation_from_hit(1, hit, start, end, score=p)
     span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
     if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
@@ -200,20 +197,3 @@ def _named_document(reader: Reader, r: Reading, hit: Hit) -> tuple[str, str] | N
     text = full if full is not None else "\n".join(h.text for h in r.hits if h.doc == hit.doc)
     found = document_asked(noun, hit.title or Path(hit.doc).stem, text)
     return (found[0], short_title(found[1], TITLE_LEAD_CHARS)) if found else None
-
-
-# a name as a reference list writes it, surname first and initials after ("Agresti, A.", "Hobert, J. P.")
-_CITED_NAME = re.compile(r"\b([A-Z][a-z]+(?:-[A-Z][a-z]+)?),[ \t]+(?:[A-Z]\.[ \t-]?){1,3}")
-
-
-def _names_someone(text: str, exclude: frozenset[str]) -> bool:
-    """Does `text` name a person other than those in `exclude`: a person the entity tagger finds, or a name
-    written surname first as a reference list writes it?"""
-    return detect.holds("person", text, exclude) or any(
-        m.group(1).lower() not in exclude for m in _CITED_NAME.finditer(text))
-
-
-def _named_in(question: str) -> frozenset[str]:
-    """The lower-case words of the capitalised words of `question` but its first: the people it names ("Who
-    supervised Maurice Roe's PhD?") are not who it asks for."""
-    return frozenset(w.lower().strip(".,") for w in re.findall(r"\b[A-Z][\w.-]*", question)[1:])
