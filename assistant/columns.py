@@ -45,7 +45,8 @@ COLUMN_ROWS = 3
 UNSURE = "far less sure than this field's other cells"  # Cell.note of a cell left empty by against_column
 # A column's key word: a word of its question (less function words and the person's name) that at least
 # KEY_SHARE of its surest cells (the surest third, at least COLUMN_ROWS), or both of its KEY_RUN surest, hold in
-# their quote or section; of several, the one fewest of the column's filled cells hold. A cell whose passage lacks it is left empty.
+# their quote or section; of several, the one fewest of the column's filled cells hold. A cell whose passage
+# lacks it is left empty.
 # The surest answers to "What are {name}'s research interests?" quote "Research Interests" lines, the answers
 # from a CV without them quote a job line with "research" in it; "PhD" lines against bachelor's lines. A
 # column's key word holds for every column whose question asks it too ("PhD": institution and year). The two

@@ -168,7 +168,7 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
             for name in _handle_names(_handle_words(h)):
                 add(name, kind)
     # explicit links anywhere (cheap), a Markdown link's path on the same site too; bare domains only in the header
-    for url in [*LINK.findall(cleaned), *(f"site{u}" for u in SITE_LINK.findall(cleaned))]:
+    for url in [*LINK.findall(cleaned), *SITE_LINK.findall(cleaned)]:
         for words in url_words(url):
             for name in _handle_names(words):
                 add(name, "url")

@@ -342,9 +342,9 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     return _with_coordinated(kind, text, spans, best)
 
 
-def _line_at(text: str, at: int) -> str:
-    """The line of `text` that holds offset `at`."""
-    end = text.find("\n", at)
+def _line_at(text: str, at: int, to: int | None = None) -> str:
+    """The line of `text` that holds offset `at` (the lines through offset `to`, when given)."""
+    end = text.find("\n", at if to is None else to)
     return text[text.rfind("\n", 0, at) + 1:len(text) if end < 0 else end]
 
 
@@ -359,10 +359,7 @@ def names_body(kind: str, phrase: str, named: Callable[[str], bool]) -> bool:
 
 def _heading(text: str, a: int, b: int) -> bool:
     """Is text[a:b] a whole line of its own written in capitals (a heading such as "ACADEMIC EMPLOYMENT")?"""
-    line_start = text.rfind("\n", 0, a) + 1
-    line_end = text.find("\n", b)
-    line = text[line_start:len(text) if line_end < 0 else line_end]
-    return line.strip() == text[a:b].strip() and text[a:b].isupper()
+    return _line_at(text, a, b).strip() == text[a:b].strip() and text[a:b].isupper()
 
 
 _COORDINATION = re.compile(r"[ \t]*(?:,|;|&|and|,[ \t]*and)[ \t]*", re.IGNORECASE)  # within one line
