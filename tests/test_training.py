@@ -14,7 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from training.windows import Question, build, labelled_windows, pieces, read_squad, swapped, windows
+from training.windows import (
+    Question,
+    build,
+    fragments_of,
+    labelled_windows,
+    pieces,
+    read_squad,
+    swapped,
+    windows,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,6 +95,23 @@ def test_read_squad_and_build_give_positives_negatives_and_near_misses(data_dir:
     q = next(q for q in qs if q.question.startswith("Who was the engineer"))
     s = swapped(q, ["Ravenhill", "Lune"], __import__("random").Random(0))
     assert s is not None and not s.answers and "Kestrel" not in s.question
+
+
+def test_fragments_are_the_answers_clause_and_the_clause_that_restates_the_question() -> None:
+    text = ("The bridge, which the town paid for, was opened in 1932 by the mayor; it carries two tracks. "
+            "Its span is 340 metres, the longest in the county.")
+    q = Question("q", "Bridges", "When was the bridge which the town paid for opened?", text,
+                 ((text.index("1932"), text.index("1932") + 4),))
+    got = []
+    for seed in range(6):  # half the time the clause before the answer's comes with it
+        got += fragments_of(q, __import__("random").Random(seed))
+    pos = {e.window for e in got if e.label}
+    neg = {e.window for e in got if not e.label}
+    assert "was opened in 1932 by the mayor" in pos and "which the town paid for" in neg
+    assert all(e.window[e.span[0]:e.span[1]] == "1932" for e in got if e.label)
+    assert all("1932" not in w for w in neg)
+    none = Question("u", "Bridges", "How many road lanes does the bridge carry?", text, ())
+    assert [e.window for e in fragments_of(none, __import__("random").Random(0))] == ["The bridge"]
 
 
 @pytest.mark.slow

@@ -7,7 +7,8 @@ candidates (`training.windows`) from public QA data (`--data`, `../shared/train/
   misses), `--squad2-rounds` times (each round draws other windows);
 - `--squad11` questions drawn from SQuAD 1.1 train (answerable);
 - optionally (`--swap`, off by default), near misses made by swapping one of an answerable question's
-  names or numbers for another of the article's (`windows.swapped`).
+  names or numbers for another of the article's (`windows.swapped`);
+- optionally (`--fragments`, off by default), clause-sized windows (`windows.fragments_of`).
 Each answerable question gives its answer's window and `--negatives` other windows of its paragraph;
 each unanswerable one `--negatives` + 1 windows. Loss: binary cross-entropy of the answer head plus the
 span head's cross-entropy for start and end ([CLS] for a window without the answer); optionally
@@ -38,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "index" / "models" / "reading"
-OPTIONS = ("squad11", "squad2_rounds", "negatives", "swap", "erase", "max_tokens", "batch", "lr", "span_weight",
-           "list_weight", "freeze_layers", "valid_share")  # recorded in reading.json and the model card
+OPTIONS = ("squad11", "squad2_rounds", "negatives", "swap", "erase", "fragments", "max_tokens", "batch", "lr",
+           "span_weight", "list_weight", "freeze_layers", "valid_share")  # recorded in reading.json and the model card
 
 
 def base_model_path() -> Path:
@@ -70,6 +71,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
                     "also given without its answer phrase, as a negative (a passage restating the question)")
     ap.add_argument("--swap", type=float, default=0.0, help="share of answerable questions that also give a swapped "
                     "near miss (measured, not kept: see docs/reading-model.md)")
+    ap.add_argument("--fragments", type=float, default=0.0, help="share of questions that also give clause-sized "
+                    "windows: the answer's clause, and the clause that restates the question without answering it "
+                    "(measured, not kept: see docs/reading-model.md)")
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=8e-5)
@@ -95,11 +99,11 @@ def examples(args: argparse.Namespace) -> list[Any]:
     for r in range(args.squad2_rounds):  # each round is a question of its own to the listwise loss
         out += [replace(e, qid=f"{e.qid}#{r}") for e in
                 build(squad2, seed=args.seed + r, negatives=args.negatives, swap_share=args.swap,
-                      erase=args.erase)]
+                      erase=args.erase, fragments=args.fragments)]
     if args.squad11:
         squad11 = read_squad(args.data / "squad11-train.json")
         out += build(squad11, seed=args.seed, negatives=args.negatives, swap_share=args.swap, limit=args.squad11,
-                     erase=args.erase)
+                     erase=args.erase, fragments=args.fragments)
     return out
 
 

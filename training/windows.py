@@ -150,6 +150,57 @@ def erased(window: str, span: tuple[int, int]) -> str:
     return re.sub(r" ([.,;:!?)])", r"\1", text)  # no space left before the punctuation that followed the answer
 
 
+# where a sentence's clauses meet: a comma, semicolon or colon before a space, a bracket, a spaced dash
+_CLAUSE = re.compile(r"\s*(?:[,;:](?=\s)|[()\[\]]|\s[-\u2013\u2014]\s|[\u2013\u2014])\s*")
+
+
+def clauses(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """(start, end) of the clauses of `text[a:b]`, cut where `_CLAUSE` matches ("1,200" stays whole)."""
+    out, at = [], a
+    for m in _CLAUSE.finditer(text, a, b):
+        if m.start() > at:
+            out.append((at, m.start()))
+        at = max(at, m.end())
+    if b > at:
+        out.append((at, b))
+    return [(s, e) for s, e in out if _WORD.search(text, s, e)]
+
+
+def fragments_of(q: Question, rng: random.Random) -> list[Example]:
+    """Short windows cut from clauses, as a CV's line or a form's field is short ("Ph.D., Georgia Tech,
+    2019"; "Probable cause:"). For an answerable question: the clauses of its answer's sentence that hold
+    the answer (half the time with the clause before them) as a positive, and the clause of that sentence
+    that shares most words with the question but touches no answer as a negative: it restates the
+    question ("the Normans conquered England" for "When did the Normans conquer England?") and answers
+    nothing. For an unanswerable one: the clause of its paragraph that shares most words with it."""
+    kind = "fragment"
+    if not q.answers:
+        cs = [c for a, b in pieces(q.context) for c in clauses(q.context, a, b)]
+        best = max(cs, key=lambda c: _overlap(q.question, q.context[c[0]:c[1]]), default=None)
+        if best is None or not _overlap(q.question, q.context[best[0]:best[1]]):
+            return []
+        return [Example(q.qid, q.question, q.context[best[0]:best[1]], 0, (-1, -1), kind)]
+    s, e = rng.choice(q.answers)
+    sentence = next(((a, b) for a, b in pieces(q.context) if a <= s and e <= b), None)
+    if sentence is None:
+        return []
+    cs = clauses(q.context, *sentence)
+    cover = [k for k, (a, b) in enumerate(cs) if a < e and b > s]
+    if len(cs) < 2 or not cover:
+        return []
+    first = cover[0] - (1 if cover[0] > 0 and rng.random() < 0.5 else 0)
+    fa, fb = min(cs[first][0], s), max(cs[cover[-1]][1], e)
+    out = []
+    if (fa, fb) != sentence:
+        out.append(Example(q.qid, q.question, q.context[fa:fb], 1, (s - fa, e - fa), kind))
+    rest = [(a, b) for a, b in cs if not any(x < b and y > a for x, y in q.answers)
+            and len(_WORD.findall(q.context, a, b)) >= 3]
+    best = max(rest, key=lambda c: _overlap(q.question, q.context[c[0]:c[1]]), default=None)
+    if best is not None and _overlap(q.question, q.context[best[0]:best[1]]):
+        out.append(Example(q.qid, q.question, q.context[best[0]:best[1]], 0, (-1, -1), kind))
+    return out
+
+
 def examples_of(q: Question, rng: random.Random, negatives: int, kind: str, erase: float = 0.0) -> list[Example]:
     """One positive window (when answerable) and up to `negatives` negative windows of the question:
     half the question's most word-sharing windows (the hard ones), half drawn at random. With
@@ -206,10 +257,11 @@ def swapped(q: Question, others: Sequence[str], rng: random.Random) -> Question 
 
 
 def build(questions: Sequence[Question], *, seed: int, negatives: int, swap_share: float,
-          limit: int | None = None, erase: float = 0.0) -> list[Example]:
+          limit: int | None = None, erase: float = 0.0, fragments: float = 0.0) -> list[Example]:
     """Examples for `questions` (in a seeded random order, the first `limit` questions): each question's
     windows (`examples_of`) and, for a `swap_share` of the answerable ones, a swapped near miss
-    (`swapped`) whose windows are all negatives; `erase`: see `examples_of`."""
+    (`swapped`) whose windows are all negatives; `erase`: see `examples_of`; for a `fragments` share of
+    the questions, clause-sized windows (`fragments_of`)."""
     rng = random.Random(seed)
     order = list(questions)
     rng.shuffle(order)
@@ -226,6 +278,8 @@ def build(questions: Sequence[Question], *, seed: int, negatives: int, swap_shar
     out: list[Example] = []
     for q in order:
         out += examples_of(q, rng, negatives, "squad" if q.answers else "unanswerable", erase)
+        if fragments and rng.random() < fragments:
+            out += fragments_of(q, rng)
         if q.answers and rng.random() < swap_share:
             s = swapped(q, by_article[q.article], rng)
             if s is not None:
