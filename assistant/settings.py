@@ -260,8 +260,9 @@ class AnswerSettings(BaseModel):
                                "sentence-transformers cross-encoder)")
     read_for: str = Field(default="unowned", description="the questions the reading model reads: 'unowned' "
                           "(default: fact questions about documents that belong to no person, such as papers, "
-                          "reports, manuals and web pages; it reads CV lines and 'who' questions worse than the "
-                          "ranker alone) or 'all' (the preset 'reading')")
+                          "reports, manuals and web pages, and a person's that the ranker alone refuses, answered "
+                          "when the reading model is at least 50 % sure; it reads CV lines and 'who' questions "
+                          "worse than the ranker alone) or 'all' (the preset 'reading')")
     read_top: int = Field(default=6, ge=0, le=100, description="candidates the reading model reads per question "
                           "(each costs about 20 ms on two cores; 'who' questions also read each person's best)")
 

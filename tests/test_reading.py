@@ -192,3 +192,58 @@ def test_the_reader_reads_only_the_best_candidates_and_every_persons_best_for_wh
             == {h.doc for h in per_doc}
     finally:
         store.close()
+
+
+ROE_CV = """# Jane Roe
+
+Doctoral student in applied mathematics. jroe@example.edu
+
+## Education
+
+- PhD, Computing and Mathematical Sciences, California Institute of Technology, 2018 - present
+  - Advised by Andrew Stuart
+- BA in Biophysics, Columbia University, 2013
+
+## Experience
+
+- 2016 - 2018: Research analyst, Acme Health, New York. Built models of patient flow.
+- 2014 - 2016: Data engineer, Bright Labs, Boston.
+
+## Research interests
+
+Data assimilation, dynamical systems and machine learning for physiology.
+"""
+
+
+@pytest.mark.slow
+def test_a_cv_question_the_ranker_refuses_is_read_again_and_answered_only_when_the_model_is_sure(
+        tmp_path: Path, embedder) -> None:
+    """By default the reading model does not read a CV's questions (the ranker alone does better there). When the
+    ranker alone abstains on one, the reading model reads it too, and its answer is given when it is at least
+    `SECOND_SURE` likely right: "Advised by Andrew Stuart" answers "Who advises Jane Roe's doctoral work?", which
+    the ranker cannot tell from the PhD line above it; "Who supervised her bachelor's thesis?" (the CV does not
+    say) stays refused."""
+    from assistant import Assistant, build_index
+    from assistant.answer.fact import answer_fact
+    from assistant.answer.reader import SECOND_SURE
+
+    docs = tmp_path / "cvs"
+    docs.mkdir()
+    (docs / "roe_cv.md").write_text(ROE_CV, encoding="utf-8")
+    (docs / "poe_cv.md").write_text("# Paul Poe\n\nEngineer at Delta Corp since 2019. paul.poe@example.org\n\n"
+                                    "## Education\n\n- MSc in Physics, University of Leeds, 2017\n", encoding="utf-8")
+    (docs / "lane_cv.md").write_text("# Lena Lane\n\nLecturer in statistics at the University of Bristol.\n\n"
+                                     "## Education\n\n- PhD in Statistics, University of Oxford, 2015.\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store.close()
+    a = Assistant.open(tmp_path / "index")
+    question = "Who advises Jane Roe's doctoral work?"
+    hits, _ = a.retrieve_scoped(question)
+    assert not a.reader.reads(hits, who=False)  # a person's document: the ranker alone reads it first
+    assert answer_fact(a.reader, a.reader.read(question, hits)).abstained
+    answer = a.ask(question)
+    assert not answer.abstained and answer.fact == "Andrew Stuart", answer.answer
+    assert (answer.confidence or 0) >= SECOND_SURE
+    c = answer.citations[0]
+    assert c.quote == a.store.chunk(c.chunk_id).text[c.quote_start:c.quote_start + len(c.quote)]
+    assert a.ask("Who supervised Jane Roe's bachelor's thesis?").abstained

@@ -61,6 +61,10 @@ NOT_FOUND = ("Your documents don't seem to answer this: no passage answers it co
 
 # which questions the reading model reads: every one, or the fact questions about documents of no person
 READ_FOR = ("unowned", "all")
+# A fact question about a person's documents that the ranker alone abstains on is read by the reading model too,
+# and its answer given when it is more likely right than not (its calibrated confidence at least this): a second
+# reading, not a lower bar (see `Reader.write`).
+SECOND_SURE = 0.5
 
 
 def _load(path: Path) -> ReaderModel:
@@ -166,16 +170,17 @@ class Reader:
                 self._heads[key] = found
         return found
 
-    def read(self, question: str, hits: Sequence[Hit], who: bool = False) -> Reading:
+    def read(self, question: str, hits: Sequence[Hit], who: bool = False, reads: bool | None = None) -> Reading:
         """Candidates, features and probabilities of `question` over `hits`; a "who" question (`who`)
-        has every document's best candidate read by the reading model, not only the best few."""
+        has every document's best candidate read by the reading model, not only the best few. `reads`:
+        whether the reading model reads (default: as `read_for` says, `Reader.reads`)."""
         hits = tuple(hits)
         pieces = tuple(pieces_of(hits))
         cands = tuple(candidates(hits, pieces))
         qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
         where = frozenset() if who else located(question, hits, self.store)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits), where)
-        reads = self.reads(hits, who)
+        reads = self.reads(hits, who) if reads is None else reads and self.reading is not None
         model = self.read_model if reads else self.model
         first = model.prob(x) if len(cands) else np.zeros(0, np.float32)
         if len(cands):
@@ -278,7 +283,15 @@ class Reader:
             return Answer(question, NOT_FOUND, True, kind="abstain", notes=("nothing was retrieved",))
         if is_who:
             return answer_who(self, r, people)
-        return answer_fact(self, r, threshold)
+        answer = answer_fact(self, r, threshold)
+        if answer.abstained and threshold is None and self.reading is not None and not self.reads(hits, False):
+            # a CV's line the ranker cannot tell from its neighbours ("Who advises her PhD?" and the line
+            # naming the advisor) is read against the question; a near miss stays refused unless the
+            # reading model is sure (`SECOND_SURE`)
+            second = answer_fact(self, self.read(question, hits, reads=True))
+            if not second.abstained and (second.confidence or 0.0) >= SECOND_SURE:
+                return second
+        return answer
 
     def how_sure(self, p: float, model: ReaderModel) -> str:
         """An abstention's note: how likely the closest passages answer, beside what an answer needs."""
