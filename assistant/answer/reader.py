@@ -290,7 +290,8 @@ class Reader:
             # reading model is sure (`SECOND_SURE`)
             second = answer_fact(self, self.read(question, hits, reads=True))
             if not second.abstained and (second.confidence or 0.0) >= SECOND_SURE:
-                return second
+                return replace(second, notes=(*second.notes, "read twice: the ranker alone would have refused it, "
+                                              f"and the reading model is at least {SECOND_SURE:.0%} sure of this passage"))
         return answer
 
     def how_sure(self, p: float, model: ReaderModel) -> str:
