@@ -68,12 +68,6 @@ def dump(sets: list[tuple[str, str]], index_root: Path | None) -> list[dict[str,
     return out
 
 
-def auc(pos: list[float], neg: list[float]) -> float:
-    if not pos or not neg:
-        return float("nan")
-    return sum((p > q) + 0.5 * (p == q) for p in pos for q in neg) / (len(pos) * len(neg))
-
-
 def _logit(p: float) -> float:
     p = min(max(p, 1e-6), 1 - 1e-6)
     return math.log(p / (1 - p))
@@ -81,6 +75,8 @@ def _logit(p: float) -> float:
 
 def figures(questions: list[dict[str, Any]], probs: list[list[float]]) -> dict[str, dict[str, float]]:
     """Top-1 read alone and beside the ranker, and the AUC of the best read, per group of questions."""
+    from training.evaluate import auc
+
     out = {}
     for group in ("all", "owned", "unowned"):
         right = dict.fromkeys((None, *WEIGHTS), 0)

@@ -170,29 +170,36 @@ class Reader:
                 self._heads[key] = found
         return found
 
-    def read(self, question: str, hits: Sequence[Hit], who: bool = False, reads: bool | None = None) -> Reading:
+    def read(self, question: str, hits: Sequence[Hit], who: bool = False) -> Reading:
         """Candidates, features and probabilities of `question` over `hits`; a "who" question (`who`)
-        has every document's best candidate read by the reading model, not only the best few. `reads`:
-        whether the reading model reads (default: as `read_for` says, `Reader.reads`)."""
+        has every document's best candidate read by the reading model, not only the best few."""
         hits = tuple(hits)
         pieces = tuple(pieces_of(hits))
         cands = tuple(candidates(hits, pieces))
         qvec = np.asarray(self.embedder.embed_query(focus(question, hits)), dtype=np.float32)
         where = frozenset() if who else located(question, hits, self.store)
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits), where)
-        reads = self.reads(hits, who) if reads is None else reads and self.reading is not None
+        u = unmatched(question, hits, pieces, cands, self.idf(hits))
+        self.keep_vectors()
+        unscored = Reading(question, hits, pieces, cands, x, np.zeros(0, np.float32), u, qvec=qvec)
+        return self._scored(unscored, who, where, self.reads(hits, who))
+
+    def read_again(self, r: Reading) -> Reading:
+        """The fact question `r` read by the reading model, with the features `r` computed (see `write`)."""
+        return self._scored(r, False, located(r.question, r.hits, self.store), self.reading is not None)
+
+    def _scored(self, r: Reading, who: bool, where: frozenset[str], reads: bool) -> Reading:
+        """`r` with the probabilities of the parameters for a question the reading model reads (`reads`) or not."""
         model = self.read_model if reads else self.model
-        first = model.prob(x) if len(cands) else np.zeros(0, np.float32)
+        hits, pieces, cands = r.hits, r.pieces, r.cands
+        first = model.prob(r.x) if len(cands) else np.zeros(0, np.float32)
         if len(cands):
             nav = np.array(navigation(hits, pieces, cands, self._headings), bool)
             if nav.any() and not nav.all():  # a table of contents answers nothing: the other candidates decide
                 first = np.where(nav, 0.0, first).astype(np.float32)
-        rr = reread(self.reading if reads else None, question, hits, cands, first, self.read_top, per_doc=who,
+        rr = reread(self.reading if reads else None, r.question, hits, cands, first, self.read_top, per_doc=who,
                     located=where) if len(cands) else unread(0)
-        p = model.second(first, rr.p, rr.margin)
-        u = unmatched(question, hits, pieces, cands, self.idf(hits))
-        self.keep_vectors()
-        return Reading(question, hits, pieces, cands, x, p, u, first, rr, model, qvec)
+        return replace(r, p=model.second(first, rr.p, rr.margin), first=first, rr=rr, model=model)
 
     def near(self, r: Reading, hit: int) -> Reading:
         """`r` with the closeness to the question of every piece of the chunk `hit` (`extent.restates` reads
@@ -288,7 +295,7 @@ class Reader:
             # a CV's line the ranker cannot tell from its neighbours ("Who advises her PhD?" and the line
             # naming the advisor) is read against the question; a near miss stays refused unless the
             # reading model is sure (`SECOND_SURE`)
-            second = answer_fact(self, self.read(question, hits, reads=True))
+            second = answer_fact(self, self.read_again(r))
             if not second.abstained and (second.confidence or 0.0) >= SECOND_SURE:
                 return replace(second, notes=(*second.notes, "read twice: the ranker alone would have refused it, "
                                               f"and the reading model is at least {SECOND_SURE:.0%} sure of this passage"))
