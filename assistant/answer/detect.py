@@ -20,17 +20,7 @@ from ingest.addresses import shapes
 from .addresses import SHAPED
 from .asks import AUX, TOKENS, type_word
 from .candidates import is_item
-from .entities import (
-    JOINERS,
-    MONTHS,
-    cited_names,
-    designated,
-    entities,
-    is_title,
-    kind_of,
-    other,
-    single_names,
-)
+from .entities import JOINERS, MONTHS, designated, entities, is_title, kind_of, other, single_names
 from .present import DASH, OPEN_END
 
 KINDS = ("date", "number", "person", "place", *SHAPED)
@@ -350,22 +340,6 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         # a line that is no item may be the head of the entry below it ("University of Minnesota" over "- PhD, ...")
         return None
     return _with_coordinated(kind, text, spans, best)
-
-
-def names_anyone(text: str, exclude: frozenset[str], question: str, named: Callable[[str], bool]) -> bool:
-    """Does `text` name someone a "Who ...?" question could be asking for: a person's name (`phrase`) that is
-    not one of `exclude`'s (the document's owner) nor said by the question, or a reference list's author
-    ("Agresti, A.") the question does not name? A passage that names nobody cannot say who."""
-    if phrase("person", text, exclude, question=question, named=named) is not None:
-        return True
-    said = {w.lower() for w in TOKENS.findall(question)} | exclude
-    if any(text[a:b].split(",")[0].lower() not in said for a, b in cited_names(text)):
-        return True
-    # a name probablepeople does not know ("Mert Pilanci" reads to it as a company's): two or three words the
-    # collection only ever capitalises, none written in capitals, with no organisation's designator
-    return any(k == "place" and 2 <= len(words := TOKENS.findall(text[a:b])) <= 3 and not designated(text[a:b])
-               and all(named(w) and not w.isupper() and w.lower() not in said for w in words)
-               for k, a, b in entities(text))
 
 
 def _line_at(text: str, at: int, to: int | None = None) -> str:

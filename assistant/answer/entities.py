@@ -147,16 +147,6 @@ def kind_of(run: str) -> str:
     return "place" if kind == "Corporation" else ""
 
 
-# a reference list's author: a surname, a comma, one to three initials ("Agresti, A.", "Hobert, J. P.")
-_CITED = re.compile(r"(?<![\w'’-])[A-Z][\w'’-]+,[ \t]+(?:[A-Z]\.[ \t]?){1,3}")
-
-
-def cited_names(text: str) -> list[tuple[int, int]]:
-    """Offsets of the authors a reference list names in its "Surname, I." shape, which `entities` does not
-    read (the comma breaks the run): those probablepeople tags as a person."""
-    return [(m.start(), m.end()) for m in _CITED.finditer(text) if tag(m.group(0).rstrip()) == "Person"]
-
-
 def other(text: str, a: int, b: int, exclude: frozenset[str]) -> bool:
     """Is text[a:b] not (part of) an excluded name, such as the document owner's own?"""
     return not exclude or not ({w.lower().strip(".,") for w in text[a:b].split()} & exclude)

@@ -6,8 +6,7 @@ then checks what the passage it would quote holds before quoting it:
 - a code-like term no document read mentions, or a stated quantity or term the passage and its section lack
   (`mentions`), refuses the question, and the note names it;
 - a "When ...?" question needs a passage that says when (a year for "In what year ...?"), a question about the
-  present one that speaks of it, a "how many" one a number, a "Who ...?" one a name other than those the question
-  says or the document's owner's (`detect.names_anyone`: a PhD line naming no one does not say who advised it); a "When ...?" question, or one stating a quantity,
+  present one that speaks of it, a "how many" one a number; a "When ...?" question, or one stating a quantity,
   is answered from the likeliest candidate that holds what it asks, among those at least `HOLDING_SHARE` as
   likely as the best, before these checks refuse it (`_holding`);
 - the answer leads with the phrase of the kind asked for (the reading model's span, else `detect.phrase`), or
@@ -92,14 +91,11 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     if kind == "number" and asks.counts(r.question) and not detect.counts_something(text):
         return reader.abstain(r, "the passage it would quote holds no number, and the question asks how many "
                                  "or how much", sure)
-    idf = reader.idf(r.hits)
-    if kind == "person" and not detect.names_anyone(text, owner_tokens(hit.owner), r.question, idf.proper):
-        return reader.abstain(r, "the passage it would quote names no one but whom the question names, and the "
-                                 "question asks who", sure)
     cite = citation_from_hit(1, hit, start, end, score=p)
     span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
     if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
         span = None  # "age 85" for "How long was the airstrip?": not the kind of thing asked for
+    idf = reader.idf(r.hits)
     # the reading model's phrase for "Where ...?" or "Who ...?" may be a subject or a title ("Applied Physics" of
     # "Ph.D. in Applied Physics, Yale University"): the passage's phrase naming a body or a person is preferred
     common = (span is not None and kind in ("person", "place")
