@@ -3,7 +3,8 @@
 `build_table` builds a `table.Table` row by row (`table.build_row`: each field's question asked about each person)
 and then reads each column as a whole (`against_column`): a cell far less sure than the same field's other cells is
 left empty, so is one whose passage lacks the word the column's surest answers hold (a PhD question answered from a
-bachelor's line: `key_word`), so is a period still running in a column of dates that have passed (a PhD student's
+bachelor's line: `key_word`) unless its section's heading holds the noun the question ends on (`_head`: "Interests"
+for research interests), so is a period still running in a column of dates that have passed (a PhD student's
 "2022 - present" for the year of the PhD, or a year read from such a line: `passed_dates`), and one the reader left empty though it is about as sure
 as them is asked again and filled. The reader's confidence is on a different scale for each question (a PhD
 question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from
@@ -82,6 +83,15 @@ def _topic(field: Field) -> set[str]:
     return _asked(field) - lemmas(verb[0])
 
 
+def _head(field: Field) -> str:
+    """The noun `field`'s question ends on, when it names what is asked about ("interest" of "What are {name}'s
+    research interests?", "title" of "What is {name}'s current job title?"): the last of its words that is one of
+    `_topic`'s, else ""."""
+    topic = _topic(field)
+    words = [w for w in field.question.replace(NAME, " ").split() if lemmas(w) & topic]
+    return next(iter(lemmas(words[-1]) & topic), "") if words else ""
+
+
 def _with_cells(table: Table, rows: Sequence[Sequence[Cell]]) -> Table:
     """`table` with each row's cells replaced by `rows` (same people, same order)."""
     return Table(table.fields, tuple(Row(old.person, old.docs, tuple(cells)) for old, cells in zip(table.rows, rows, strict=True)))
@@ -93,8 +103,12 @@ def _held(cell: Cell) -> set[str]:
     return lemmas(f"{c.quote} {c.section or ''}") if c is not None else set()
 
 
-def _lacks(cell: Cell, keys: Collection[str]) -> str:
-    """The first of `keys` that the passage of `cell` does not hold, else ""."""
+def _lacks(cell: Cell, keys: Collection[str], field: Field | None = None) -> str:
+    """The first of `keys` that the passage of `cell` does not hold, else "" (also when, with `field`, the
+    heading of the cell's own section names what the field asks about)."""
+    section = cell.citation.section if cell.citation is not None else ""
+    if field is not None and section and (head := _head(field)) and head in lemmas(section.split(" > ")[-1]):
+        return ""  # "Interests" over "- Dynamical Systems" for "What are {name}'s research interests?"
     held = _held(cell)
     return next((k for k in sorted(keys) if k not in held), "")
 
@@ -171,7 +185,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
                 continue
             if c.citation is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
-            elif c.citation is not None and (key := _lacks(c, keys)):
+            elif c.citation is not None and (key := _lacks(c, keys, fld)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
             elif c.citation is not None and passed and _running(c):
@@ -179,7 +193,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and not _lacks(again, keys) and not (passed and _running(again)):
+                if again.citation is not None and not _lacks(again, keys, fld) and not (passed and _running(again)):
                     r[j] = again
     return _with_cells(table, rows)
 
@@ -214,7 +228,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
                 continue
             row = table.rows[i]
             again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-            if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys)
+            if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys, fld)
                     and not (passed and _running(again))):
                 r[j] = again
     return _with_cells(table, rows)

@@ -19,6 +19,7 @@ from assistant.columns import (
     COLUMN_MARGIN,
     RUNNING,
     UNSURE,
+    _head,
     against_column,
     corroborated,
     key_word,
@@ -306,6 +307,31 @@ def test_the_two_surest_answers_agreeing_on_a_word_make_it_the_key_word() -> Non
     assert [bool(c.citation) for c in kept] == [True, True, False, False, False, False]
     swapped = [Cell(fld.label, c.value, 0.9 if i == 2 else c.confidence, c.citation) for i, c in enumerate(cells)]
     assert key_word(fld, swapped) == "research"  # the funding line second: the two surest share "research" only
+
+
+def test_a_passage_under_a_heading_naming_what_is_asked_keeps_its_cell_without_the_key_word() -> None:
+    """When the surest answers to "What are {name}'s research interests?" are job lines holding "research" (public
+    CV set 7), "research" is the column's key word, and a CV's "Interests" section would be emptied for lacking it.
+    A passage whose own section heading holds the noun the question ends on ("interest") is about what is asked
+    by the document's own structure, and keeps its cell; a heading holding only the question's other word
+    ("Graduate Research Assistant") does not exempt its passage."""
+    fld = Field("Research interests", "What are {name}'s research interests?")
+    assert _head(fld) == "interest" and _head(Field("Employer", "Where does {name} work now?")) == ""
+    lines = [("Role: Lab Director, research on teams", 0.89, ""), ("Graduate Research Assistant, 2019", 0.81, ""),
+             ("Research software for reproducible checks", 0.8, ""), ("- Dynamical Systems\n- Machine Learning", 0.72,
+             "CV > Interests"), ("Seattle, laboratory of proteomics", 0.72, "Activities > Lab work")]
+
+    def kept(lines: list[tuple[str, float, str]], key: str) -> list[bool]:
+        rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (Cell(fld.label, text, p, cite(text, doc=f"/d/p{i}.md", section=sec)),))
+                     for i, (text, p, sec) in enumerate(lines))
+        assert key_word(fld, [r.cells[0] for r in rows]) == key
+        return [bool(r.cells[0].citation) for r in against_column(Table((fld,), rows), margin=10.0).rows]
+
+    assert kept(lines, "research") == [True, True, True, True, False]
+    interests = [("Research Interests: graph neural networks", 0.95, ""), ("Research interests: causal inference", 0.93, ""),
+                 ("Interests: American politics", 0.92, ""), ("Seattle, laboratory of proteomics", 0.9,
+                 "Activities > Graduate Research Assistant")]
+    assert kept(interests, "interest") == [True, True, True, False]
 
 
 def test_a_key_word_of_one_column_holds_for_another_that_asks_it() -> None:
