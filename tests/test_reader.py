@@ -778,6 +778,25 @@ def test_a_cv_answer_starts_with_its_entrys_header_right_above_it():
                     np.zeros(len(cands)), np.zeros(len(cands)))
         c = next(c for c in cands if text[c.start:c.end].startswith("DevOps"))
         assert (with_header(r, c, c.start, c.end) == 0) is moves, hit.section
+    # too long to quote whole beside its header: for a question about now, the header and the entry's first
+    # lines, cut to fit ("What is his current job title?" quoted "*2008 - Present*" and a long description, and
+    # left out the heading "### Freelance Designer & Web Developer" that says which job it is)
+    from assistant.answer.extent import header_first
+
+    text = ("### Freelance Designer & Web Developer\n*2008 - Present*\nBoth programming and design are interests I "
+            "cultivate since I was 14, and over the years I have designed and coded websites, created restaurant menus "
+            "and marketing materials for small firms in three cities, and kept a short print portfolio of the work.")
+    job = Hit(rank=1, chunk_id=3, doc="/d/poe.md", page=None, section="Experience > Freelance Designer & Web Developer",
+              text=text, score=1.0, owner="Paul Poe")
+    pieces = pieces_of((job,))
+    cands = candidates((job,), pieces)
+    r = Reading("What is Paul Poe's current job title?", (job,), tuple(pieces), tuple(cands),
+                np.zeros((len(cands), 1)), np.zeros(len(cands)), np.zeros(len(cands)))
+    c = next(c for c in cands if text[c.start:c.end].startswith("*2008") and len(c.pieces) == 2)
+    assert with_header(r, c, c.start, c.end) == c.start  # whole, it does not fit
+    a, b = header_first(r, c, c.start, c.end)
+    assert text[a:b] == "### Freelance Designer & Web Developer\n*2008 - Present*"
+    assert header_first(r, c, c.start, c.end, limit=20) == (c.start, c.end)  # not even the first line fits
 
 
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):

@@ -102,7 +102,22 @@ def with_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIM
     own = len(parts) > 1 and echo_key(line.lstrip("#")) == parts[-1]  # a sub-section's heading: its entry's head
     if not own and (line[:1] in BULLETS or echo_key(line) in parts):
         return start  # a list's item, or a section's heading: no entry's header
-    return min(start, a) if len(flat(hit.text[a:end])) <= limit else start
+    if len(flat(hit.text[a:end])) <= limit:
+        return min(start, a)
+    return start
+
+
+def header_first(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
+    """For a question about the present: when the entry's header (`with_header`) did not fit beside the whole
+    candidate, the header and as many of the candidate's first lines as fit in `limit` characters, when that is at
+    least its first line (the running period, "*2008 - Present*", under "### Freelance Designer & Web Developer");
+    the description after it says what the job was, and the header which. Else (start, end) as they are."""
+    if with_header(r, c, start, end, 10**9) == start:
+        return start, end
+    hit = r.hits[c.hit]
+    a = r.pieces[c.header].start  # type: ignore[index]
+    fits = [r.pieces[j].end for j in c.pieces if r.pieces[j].end <= end and len(flat(hit.text[a:r.pieces[j].end])) <= limit]
+    return (a, max(fits)) if fits else (start, end)
 
 
 def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:

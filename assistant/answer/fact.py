@@ -29,7 +29,7 @@ from . import Answer, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .aliases import people_named, stored_aliases
 from .candidates import Candidate
-from .extent import read_span, short, with_body, with_header, with_list, with_what_follows
+from .extent import header_first, read_span, short, with_body, with_header, with_list, with_what_follows
 from .features import NAMES, flat, focus, owner_tokens
 from .mentions import quantities, unheld, unmentioned, unstated
 from .resolve import locating
@@ -134,7 +134,10 @@ def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading
     line its colon announces, the rest of its list), and `r` with the closeness of its chunk's pieces."""
     r = reader.near(r, c.hit)
     end = c.end if kind else with_body(r, c)
-    start, end = with_what_follows(r, c, with_header(r, c, c.start, end), end)
+    start = with_header(r, c, c.start, end)
+    if start == c.start and present.asks_now(r.question):  # the entry's header, and its period, cut to fit
+        start, end = header_first(r, c, start, end)
+    start, end = with_what_follows(r, c, start, end)
     start, end = with_list(r, c, start, end)
     return r, start, end
 
