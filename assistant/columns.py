@@ -103,11 +103,11 @@ def _held(cell: Cell) -> set[str]:
     return lemmas(f"{c.quote} {c.section or ''}") if c is not None else set()
 
 
-def _lacks(cell: Cell, keys: Collection[str], field: Field | None = None) -> str:
-    """The first of `keys` that the passage of `cell` does not hold, else "" (also when, with `field`, the
-    heading of the cell's own section names what the field asks about)."""
+def _lacks(cell: Cell, keys: Collection[str], field: Field) -> str:
+    """The first of `keys` that the passage of `cell` does not hold, else "" (also when the heading of the cell's
+    own section names what `field` asks about: `_head`)."""
     section = cell.citation.section if cell.citation is not None else ""
-    if field is not None and section and (head := _head(field)) and head in lemmas(section.split(" > ")[-1]):
+    if section and (head := _head(field)) and head in lemmas(section.split(" > ")[-1]):
         return ""  # "Interests" over "- Dynamical Systems" for "What are {name}'s research interests?"
     held = _held(cell)
     return next((k for k in sorted(keys) if k not in held), "")

@@ -86,6 +86,21 @@ def with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
     return end
 
 
+def _entry_header(r: Reading, c: Candidate) -> int | None:
+    """Where the entry header of candidate `c` starts, when it is the line right above it in a person's document
+    and an entry's header (see `with_header`), else None."""
+    hit = r.hits[c.hit]
+    if not hit.owner or c.header is None or c.header != c.pieces[0] - 1 or r.pieces[c.header].hit != c.hit:
+        return None
+    a = r.pieces[c.header].start
+    line = hit.text[a:r.pieces[c.header].end].strip()
+    parts = [echo_key(part) for part in hit.section.split(" > ")]
+    own = len(parts) > 1 and echo_key(line.lstrip("#")) == parts[-1]  # a sub-section's heading: its entry's head
+    if not own and (line[:1] in BULLETS or echo_key(line) in parts):
+        return None  # a list's item, or a section's heading: no entry's header
+    return a
+
+
 def with_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> int:
     """Where a fact answer from a person's document starts: with the entry header of its candidate when that
     header is the line right above it (a CV's "Bocconi University, Milan, Italy" above "PH.D. IN ECONOMICS
@@ -93,18 +108,8 @@ def with_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIM
     sub-section's own heading is one ("### Acme Corp" over "DevOps Engineer | 01/2024 - Present" under "Work
     Experience"); a top section's heading ("Education") or a list's item above it is none; in a paper or a report, whose short lines
     are a paragraph wrapped by the layout more often than entries, the candidate starts where it starts."""
-    hit = r.hits[c.hit]
-    if not hit.owner or c.header is None or c.header != c.pieces[0] - 1 or r.pieces[c.header].hit != c.hit:
-        return start
-    a = r.pieces[c.header].start
-    line = hit.text[a:r.pieces[c.header].end].strip()
-    parts = [echo_key(part) for part in hit.section.split(" > ")]
-    own = len(parts) > 1 and echo_key(line.lstrip("#")) == parts[-1]  # a sub-section's heading: its entry's head
-    if not own and (line[:1] in BULLETS or echo_key(line) in parts):
-        return start  # a list's item, or a section's heading: no entry's header
-    if len(flat(hit.text[a:end])) <= limit:
-        return min(start, a)
-    return start
+    a = _entry_header(r, c)
+    return min(start, a) if a is not None and len(flat(r.hits[c.hit].text[a:end])) <= limit else start
 
 
 def header_first(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
@@ -112,11 +117,11 @@ def header_first(r: Reading, c: Candidate, start: int, end: int, limit: int = LI
     candidate, the header and as many of the candidate's first lines as fit in `limit` characters, when that is at
     least its first line (the running period, "*2008 - Present*", under "### Freelance Designer & Web Developer");
     the description after it says what the job was, and the header which. Else (start, end) as they are."""
-    if with_header(r, c, start, end, 10**9) == start:
+    a = _entry_header(r, c)
+    if a is None:
         return start, end
-    hit = r.hits[c.hit]
-    a = r.pieces[c.header].start  # type: ignore[index]
-    fits = [r.pieces[j].end for j in c.pieces if r.pieces[j].end <= end and len(flat(hit.text[a:r.pieces[j].end])) <= limit]
+    text = r.hits[c.hit].text
+    fits = [r.pieces[j].end for j in c.pieces if r.pieces[j].end <= end and len(flat(text[a:r.pieces[j].end])) <= limit]
     return (a, max(fits)) if fits else (start, end)
 
 
