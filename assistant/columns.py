@@ -103,11 +103,11 @@ def _held(cell: Cell) -> set[str]:
     return lemmas(f"{c.quote} {c.section or ''}") if c is not None else set()
 
 
-def _lacks(cell: Cell, keys: Collection[str], field: Field) -> str:
+def _lacks(cell: Cell, keys: Collection[str], head: str) -> str:
     """The first of `keys` that the passage of `cell` does not hold, else "" (also when the heading of the cell's
-    own section names what `field` asks about: `_head`)."""
+    own section holds `head`, the noun its field's question ends on: `_head`)."""
     section = cell.citation.section if cell.citation is not None else ""
-    if section and (head := _head(field)) and head in lemmas(section.split(" > ")[-1]):
+    if head and section and head in lemmas(section.split(" > ")[-1]):
         return ""  # "Interests" over "- Dynamical Systems" for "What are {name}'s research interests?"
     held = _held(cell)
     return next((k for k in sorted(keys) if k not in held), "")
@@ -177,6 +177,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
         # its own key word, and another column's that its question asks too ("PhD" for the PhD's year, read from
         # the PhD institution column when the year's surest answers include a bachelor's line)
         keys = found & _asked(fld)
+        head = _head(fld)
         passed = passed_dates([r[j] for r in rows], min_rows)
 
         for i, r in enumerate(rows):
@@ -185,7 +186,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
                 continue
             if c.citation is not None and logit(c.confidence) < floor:
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
-            elif c.citation is not None and (key := _lacks(c, keys, fld)):
+            elif c.citation is not None and (key := _lacks(c, keys, head)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
             elif c.citation is not None and passed and _running(c):
@@ -193,7 +194,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
             elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and not _lacks(again, keys, fld) and not (passed and _running(again)):
+                if again.citation is not None and not _lacks(again, keys, head) and not (passed and _running(again)):
                     r[j] = again
     return _with_cells(table, rows)
 
@@ -220,6 +221,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
         if not related:
             continue
         keys = found & _asked(fld)
+        head = _head(fld)
         passed = passed_dates([r[j] for r in rows])
         for i, r in enumerate(rows):
             c = r[j]
@@ -228,7 +230,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
                 continue
             row = table.rows[i]
             again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-            if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys, fld)
+            if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys, head)
                     and not (passed and _running(again))):
                 r[j] = again
     return _with_cells(table, rows)

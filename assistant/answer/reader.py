@@ -91,6 +91,7 @@ class Reading:
     model: ReaderModel | None = None  # the parameters that scored it (`Reader.model` or `Reader.read_model`)
     qvec: np.ndarray | None = None  # the question's vector (`focus`), as the features read it
     closeness: np.ndarray | None = None  # (len(pieces),): a piece's MiniLM cosine to it, nan where not computed
+    located: frozenset[str] = frozenset()  # the question's words that located its one document (`resolve.located`)
 
     @property
     def read(self) -> np.ndarray | None:
@@ -181,14 +182,14 @@ class Reader:
         x = features(question, qvec, hits, pieces, cands, self.vectors, self.idf(hits), where)
         u = unmatched(question, hits, pieces, cands, self.idf(hits))
         self.keep_vectors()
-        unscored = Reading(question, hits, pieces, cands, x, np.zeros(0, np.float32), u, qvec=qvec)
-        return self._scored(unscored, who, where, self.reads(hits, who))
+        unscored = Reading(question, hits, pieces, cands, x, np.zeros(0, np.float32), u, qvec=qvec, located=where)
+        return self._scored(unscored, who, self.reads(hits, who))
 
     def read_again(self, r: Reading) -> Reading:
         """The fact question `r` read by the reading model, with the features `r` computed (see `write`)."""
-        return self._scored(r, False, located(r.question, r.hits, self.store), self.reading is not None)
+        return self._scored(r, False, self.reading is not None)
 
-    def _scored(self, r: Reading, who: bool, where: frozenset[str], reads: bool) -> Reading:
+    def _scored(self, r: Reading, who: bool, reads: bool) -> Reading:
         """`r` with the probabilities of the parameters for a question the reading model reads (`reads`) or not."""
         model = self.read_model if reads else self.model
         hits, pieces, cands = r.hits, r.pieces, r.cands
@@ -198,7 +199,7 @@ class Reader:
             if nav.any() and not nav.all():  # a table of contents answers nothing: the other candidates decide
                 first = np.where(nav, 0.0, first).astype(np.float32)
         rr = reread(self.reading if reads else None, r.question, hits, cands, first, self.read_top, per_doc=who,
-                    located=where) if len(cands) else unread(0)
+                    located=r.located) if len(cands) else unread(0)
         return replace(r, p=model.second(first, rr.p, rr.margin), first=first, rr=rr, model=model)
 
     def near(self, r: Reading, hit: int) -> Reading:
