@@ -316,3 +316,40 @@ def test_a_person_named_in_every_publication_is_searched_also_without_the_name(t
     assert hits[0].chunk_id == named[0].chunk_id  # the search with the name still leads
     answer = a.ask(q)
     assert not answer.abstained and "2004-2009" in answer.answer, answer.answer
+
+
+
+def test_a_paper_named_by_its_title_is_searched_also_without_the_title(tmp_path: Path, embedder):
+    """Inside a paper named by its title the title's words say where to look, not what for: every section of a
+    paper repeats them. In a real paper "Which universities are the authors of 'Cross-Partisan Discussions on
+    YouTube' affiliated with?" ranked those sections above the author block, which was not among the ten hits.
+    The hits now take turns with the same search without the title's words, as for a person's name: here the
+    best of that search is not among the three best of the search with the title, and is among the hits."""
+    from assistant import Assistant, build_index
+    from assistant.answer.features import without_titles
+    from assistant.answer.resolve import resolve
+
+    docs = tmp_path / "papers"
+    docs.mkdir()
+    topics = ["streaming", "cut sparsifiers", "spectral bounds", "dynamic updates", "lower bounds", "experiments",
+              "linear sketches", "edge sampling", "random walks", "related work", "open problems", "memory use"]
+    body = "\n\n".join(f"## {t.title()}\n\nThe authors of Sparse Graph Sketching study {t} in graphs of university "
+                       f"networks, Sparse Graph Sketching: the sparse graph sketch keeps {t} within bounds."
+                       for t in topics)
+    (docs / "sketch.md").write_text(
+        "# Sparse Graph Sketching\n\nSparse graph sketching: sketches of sparse graphs in streams.\n\n"
+        "## Jane Roe, Ann Other\n\nUniversity of Somewhere; Northern Institute of Technology\n\n" + body + "\n",
+        encoding="utf-8")
+    (docs / "other.md").write_text("# Protein Folding Notes\n\nA page about proteins and folding.\n", encoding="utf-8")
+    store, _ = build_index([docs], tmp_path / "index", embedder=embedder)
+    store.close()
+    a = Assistant.open(tmp_path / "index")
+    q = "Which universities are the authors of 'Sparse Graph Sketching' affiliated with?"
+    res = resolve(q, a.people, a.store)
+    assert res.one_document and [Path(d).name for d in res.docs] == ["sketch.md"], res
+    named = a.searcher.search(q, 3, docs=list(res.docs))
+    bare = a.searcher.search(without_titles(q, [" ".join(res.by)]), 1, docs=list(res.docs))[0]
+    assert bare.chunk_id not in {h.chunk_id for h in named}, [h.text[:40] for h in named]
+    hits, _ = scoped_retrieve(a.searcher, a.people, res, q, 3)
+    assert bare.chunk_id in {h.chunk_id for h in hits}, [h.text[:40] for h in hits]
+    assert hits[0].chunk_id == named[0].chunk_id  # the search with the title still leads

@@ -63,7 +63,7 @@ from ingest.addresses import shapes
 from ..people import PERSON_K
 from . import asks, detect, present
 from .aliases import aliases_of, find_people, people_named, stored_aliases
-from .features import without_names
+from .features import without_names, without_titles
 from .titles import MAX_NAMED, document_count, titles_named
 from .words import common_words, key, tokens
 
@@ -315,10 +315,14 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
         return searcher.search(question, k), ""
     want = max(k, person_k) if resolution.persons else k
     # The naming words stay in the query (dropping them was measured worse: the header that names the person says
-    # what they do); the same search without them takes turns with it (`_with_bare`).
+    # what they do); the same search without them takes turns with it (`_with_bare`), a person's or a title's.
     scoped = searcher.search(question, want, docs=list(resolution.docs))
     if resolution.persons:
-        scoped = _with_bare(searcher, scoped, question, resolution, want)
+        scoped = _with_bare(searcher, scoped, question, without_names(question, list(resolution.persons), initials=True),
+                            resolution, want)
+    elif resolution.by_title:
+        scoped = _with_bare(searcher, scoped, question, without_titles(question, [" ".join(resolution.by)]),
+                            resolution, want)
     if resolution.persons and (kind := asks.asked(question)) in detect.SHAPED:  # an address
         scoped = look_through(searcher.store, scoped, resolution.docs, lambda text: bool(shapes(kind, text)))
     elif resolution.persons and present.asks_now(question):  # an entry still running
@@ -336,13 +340,16 @@ def scoped_retrieve(searcher: Searcher, people: People, resolution: Resolution, 
     return [replace(h, rank=i) for i, h in enumerate(merged, 1)], resolution.note
 
 
-def _with_bare(searcher: Searcher, scoped: list[Hit], question: str, resolution: Resolution, want: int) -> list[Hit]:
-    """`scoped` taking turns with the hits of the same search without the names of the people it is about
-    (`features.without_names`, initials too), `want` in all. In a CV that lists its owner in every
-    publication, "When did Jerid C. Francom get their PhD?" finds the publications first and the Education
-    entry 13th; without the name, 2nd. With it, the header that names the person and says what they do now
-    is found, so both searches count."""
-    bare = without_names(question, list(resolution.persons), initials=True)
+def _with_bare(searcher: Searcher, scoped: list[Hit], question: str, bare: str, resolution: Resolution,
+               want: int) -> list[Hit]:
+    """`scoped` taking turns with the hits of the same search for `bare`, the question without the words that
+    named its documents (the names of the people it is about, initials too: `features.without_names`; a title's
+    words: `features.without_titles`), `want` in all. In a CV that lists its owner in every publication, "When did
+    Jerid C. Francom get their PhD?" finds the publications first and the Education entry 13th; without the name,
+    2nd. In a paper every section repeats its title's words, and "Which universities are the authors of
+    'Cross-Partisan Discussions on YouTube' affiliated with?" did not find the author block in ten hits; without
+    them, 5th. With them, the header that names the person and says what they do now is found, so both searches
+    count."""
     if bare == question:
         return scoped
     seen: set[str] = set()
