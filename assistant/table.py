@@ -243,6 +243,9 @@ def pick_people(everyone: Sequence[Person], names: Sequence[str] | None = None) 
 
 # -- cells ----------------------------------------------------------------------------------------
 
+_MARKS = "#*_=-"  # a Markdown heading's or emphasis's marks around a line
+
+
 def lead(quote: str, section: str = "", limit: int = VALUE_CHARS, question: str = "") -> str:
     """The start of `quote` as a cell value: an exact slice of it, without the section heading a chunk
     repeats at its top, a heading line in capitals or a list item's bullet, its first paragraph (up to a
@@ -251,11 +254,13 @@ def lead(quote: str, section: str = "", limit: int = VALUE_CHARS, question: str 
     (the first on a tie) instead: "He received a PhD from Princeton in 1942; ..." rather than the seminar
     the paragraph opens with. A CV's short lines keep their order (the institution above its degree)."""
     text = quote.lstrip(BULLETS + " \t\r\n")
-    heading = section.split(" > ")[-1].strip()
-    rest = text[len(heading):]
-    if heading and text[: len(heading)].casefold() == heading.casefold() and rest[:1] in "\r\n" and rest.strip():
-        text = rest.lstrip(BULLETS + " \t\r\n")  # the heading's own line, not a word that starts like it
+    headings = {h.strip().casefold() for h in section.split(" > ") if h.strip()}
     first, _, rest = text.partition("\n")
+    while first.strip(_MARKS + " \t\r").casefold() in headings and rest.strip():
+        # a heading of the section path on its own line ("## Employment", "### January 2025 – present"), not a
+        # word that starts like it: what it heads follows
+        text = rest.lstrip(BULLETS + " \t\r\n")
+        first, _, rest = text.partition("\n")
     while len(first.split()) >= 2 and first.isupper() and rest.strip():  # "ACADEMIC EMPLOYMENT": a heading too
         text = rest.lstrip(BULLETS + " \t\r\n")
         first, _, rest = text.partition("\n")

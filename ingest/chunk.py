@@ -68,13 +68,19 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|(?<= [.!?])\s+|
 
 
 def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The blocks of `text[start:end]`; one without a letter or digit (a rule "---", a row of marks) is
+    none: it says nothing, and a chunk of it alone would be found for nothing."""
     pos = start
     for m in _BLOCK_SPLIT.finditer(text, start, end):
-        if text[pos : m.start()].strip():
+        if _says(text, pos, m.start()):
             yield pos, m.start()
         pos = m.end()
-    if text[pos:end].strip():
+    if _says(text, pos, end):
         yield pos, end
+
+
+def _says(text: str, start: int, end: int) -> bool:
+    return any(c.isalnum() for c in text[start:end])
 
 
 def _split_long(text: str, start: int, end: int, size: int, overlap: int) -> Iterator[tuple[int, int]]:
@@ -220,7 +226,8 @@ def chunk_plan(
     spans_of_pubs = [(a, b) for a, b, _ in pubs]
     # Section boundaries partition the text (a top-level section ends where the next one starts).
     headings = {s.start for s in doc.sections}
-    cuts = sorted({0, len(text), *headings})
+    bare = bare_headings(text, sorted({0, len(text), *headings}), size)
+    cuts = sorted({0, len(text), *headings} - set(bare))
     plan: list[tuple[int, int, str]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         cur: tuple[int, int] | None = None
@@ -252,6 +259,19 @@ def chunk_plan(
     return out
 
 
+def bare_headings(text: str, cuts: list[int], size: int = DEFAULT_CHUNK_SIZE) -> dict[int, int]:
+    """The section starts among `cuts` (sorted, text start and end included) whose section holds nothing but a
+    short heading line before the next one starts ("## Education" right above "### PhD, Utrecht University"; a
+    job title heading right above its dates), each mapped to the previous start: such a section goes with the
+    section after it, so no chunk is a heading alone, which answers nothing and is found for its words."""
+    out: dict[int, int] = {}
+    for a, b in zip(cuts, cuts[1:-1], strict=False):
+        line = text[a:b].strip()
+        if line and "\n" not in line and len(line) <= size // 4:
+            out[b] = out.get(a, a)
+    return out
+
+
 def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
     """Spans of `doc.text` for the chunks (see `chunk_plan`)."""
     return [(a, b) for a, b, _ in chunk_plan(doc, size, overlap)]
@@ -262,8 +282,11 @@ def chunk_document(
 ) -> list[Chunk]:
     """Split `doc` into chunks of about `size` characters that follow its sections and entries."""
     chunks = []
+    cuts = sorted({0, len(doc.text), *(s.start for s in doc.sections)})
+    # a chunk opening with headings alone (`bare_headings`) is in the section its text goes on in
+    body = {a: b for b, a in sorted(bare_headings(doc.text, cuts, size).items())}
     for i, (start, end, head) in enumerate(chunk_plan(doc, size, overlap)):
-        section = doc.section_at(start)
+        section = doc.section_at(body[start] if start in body and body[start] < end else start)
         chunks.append(
             Chunk(
                 chunk_id=chunk_id_for(doc.sha256, start, end),

@@ -511,6 +511,32 @@ def test_paper_head_goes_with_its_abstract(seeds) -> None:
     assert "Burak Bartan, Mert Pilanci" in c.text and "We present a novel distributed computing" in c.text
 
 
+def test_a_heading_alone_goes_with_what_follows_and_a_rule_is_no_chunk(tmp_path: Path) -> None:
+    # An HTML CV (one heading per line: employer, job title, dates) and a Markdown one (a section heading right
+    # above its first entry's, rules between sections): no chunk is a heading or a rule alone, and a chunk is
+    # in the section its text goes on in.
+    f = tmp_path / "cv.html"
+    f.write_text("<html><body><h1>Jane Roe</h1><h2>Experience</h2><h3>Acme Robotics</h3><h4>Senior Engineer</h4>"
+                 "<h5>2011-</h5><p>Built the robot arm controller and its test rig.</p>"
+                 "<h3>Initech</h3><h4>Software Engineer</h4><h5>2005-2011</h5><p>Wrote billing software.</p>"
+                 "</body></html>")
+    chunks = chunk_document(load_document(f))
+    job = next(c for c in chunks if "Built the robot arm" in c.text)
+    assert "Senior Engineer" in job.text and "2011-" in job.text and "Acme Robotics" in job.text, job.text
+    assert job.section.endswith("Senior Engineer > 2011-"), job.section
+    assert all("\n" in c.text.strip() for c in chunks), [c.text for c in chunks]
+    md = tmp_path / "cv.md"
+    thesis = "A long paragraph about the thesis and its proofs. " * 12
+    md.write_text("# Jane Roe\n\n## Education\n\n### PhD in Physics, 2015\nUniversity of Somewhere\n\n"
+                  f"{thesis}\n\n---\n\n## Awards\n\n- Best Paper Award, 2014\n")
+    doc = load_document(md)
+    chunks = chunk_document(doc)
+    phd = next(c for c in chunks if "PhD in Physics" in c.text)
+    assert "## Education" in phd.text and phd.section == "Jane Roe > Education > PhD in Physics, 2015", phd.section
+    assert not [c for c in chunks if not any(ch.isalnum() for ch in c.text)]
+    assert all(c.text == doc.text[c.start:c.end] for c in chunks)
+
+
 def test_publications_are_not_split(seeds) -> None:
     doc = seeds["002"]
     spans = chunk_spans(doc)

@@ -186,6 +186,10 @@ def test_a_long_quote_is_cut_at_a_space_and_stays_a_slice() -> None:
     assert quote[quote.index(value) + len(value)] == " "
     assert lead("Education Policy and more", "Education") == "Education Policy and more"  # a word, not the heading
     assert lead("### Current\n\n* Senior Lecturer, 2025", "Positions > Current") == "Senior Lecturer, 2025"
+    # every heading of its section path that a chunk holds above its text (a section of a heading alone goes with
+    # the one after it), Markdown marks or not
+    stacked = "Employment\n\n### January 2025 – present\nLecturer at Chalmers University"
+    assert lead(stacked, "Employment > January 2025 – present") == "Lecturer at Chalmers University"
     # a CV entry ends at its blank line, and a heading line in capitals is no value, whatever the chunk's section
     jobs = "University of Florida. Emeritus Faculty, 2024–present.\n\nUniversity of Florida. Associate Professor, 1996-2024."
     assert lead(jobs, "") == "University of Florida. Emeritus Faculty, 2024–present."
