@@ -418,6 +418,8 @@ def test_an_address_is_asked_by_the_noun_a_what_question_names_and_found_by_its_
     assert names_owner("jobs@sxroe.com", "Sam Roe") and names_owner("me@janeroe.dev", "Jane Roe")
     assert not names_owner("info@roe-lab.org", "Jane Roe") and not names_owner("admin@university.edu", "Jane Roe")
     assert names_owner("brannicot@x.edu", "Orvel T. Brannick")  # a shortened surname and the given names' initials
+    assert names_owner("andersrb@gmail.com", "Brian Anderson")  # a login: a cut surname and two initials
+    assert not names_owner("anderssonk@x.org", "Brian Anderson") and not names_owner("andrews@x.org", "Brian Anderson")
     assert not names_owner("jsmith@example.edu", "Jane Roe") and not names_owner("info@roe-lab.org", "Jane Roe")
     assert not names_owner("ab@example.org", "Andrew Ng")
     obfuscated = "E-mail: jroe [at] example (dot) org."

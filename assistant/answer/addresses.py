@@ -44,7 +44,7 @@ def names_owner(address: str, owner: str | None) -> bool:
     "Fernando Rios-Avila"), a run of five letters or more that starts a word of the
     name ("sharbat" for "Sharbatanu"; also once the given names' initials around it are taken off: "francojc"
     for "Jerid C. Francom"), a two-letter word of the name alone or with an initial ("wu",
-    "xwu"), or the initials of the whole name ("jrd" for "Jane R. Doe")."""
+    "xwu"), the initials of the whole name ("jrd" for "Jane R. Doe"), or a login cut from a word of it (`_login`)."""
     words = [fold(w).strip(".,") for w in re.split(r"[\s‐-]+", owner or "")]  # a hyphenated surname's parts too
     words = [w for w in words if w.isalpha()]
     runs = re.findall(r"[^\W\d_]+", fold(own_part(address)))
@@ -58,8 +58,15 @@ def names_owner(address: str, owner: str | None) -> bool:
     with_initial = short | {i + w for w in short for i in initials} | {w + i for w in short for i in initials}
     return any(
         any(len(w) >= 3 and (w in run or (len(run) >= 5 and w.startswith(run))) for w in words)
+        or _login(run, words)
         or run in with_initial or (len(words) >= 2 and run == initials)
         for run in runs) or _personal_domain(address, words)
+
+
+def _login(run: str, words: list[str]) -> bool:
+    """Is `run` a login of the classic shape, a name's word cut to its first five letters or more and two letters
+    or fewer after it, initials whether the name writes them or not ("andersrb" for "Brian Anderson")?"""
+    return any(len(w) > k >= 5 and w.startswith(run[:k]) for w in words for k in range(len(run) - 2, len(run)))
 
 
 def _personal_domain(address: str, words: list[str]) -> bool:
