@@ -58,8 +58,9 @@ KEY_PART = 1 / 3
 # answer is often among the surest third ("Interests: analog photography", "Select research awards" beside a
 # "Research Interests" section), and the two surest still agree on "interest".
 KEY_RUN = 2
-# A column of dates that have passed: when at least KEY_SHARE of its filled cells give a value holding a year
-# and no more than the rest of them a period still running (`present.open_range`), a
+# A column of dates that have passed: when its question does not ask about the present (`present.asks_now`), at
+# least KEY_SHARE of its filled cells give a value holding a year and fewer than half of them a period still running
+# (`present.open_range`: a folder of a lab's CVs holds PhD students beside doctors), a
 # cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
 # under way), or a year read from a line that gives one ("2023 - : PhD in ..."), is left empty. A column whose
 # answers run to the present ("When did he join ...?") keeps them.
@@ -154,7 +155,7 @@ def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
         return False
     dated = sum(has_year(c.value) for c in filled)
     running = sum(open_range(c.value) for c in filled)  # the values as they read
-    return dated >= KEY_SHARE * len(filled) and running <= (1 - KEY_SHARE) * len(filled)
+    return dated >= KEY_SHARE * len(filled) and running < len(filled) / 2
 
 
 def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS,
@@ -178,7 +179,7 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
         # the PhD institution column when the year's surest answers include a bachelor's line)
         keys = found & _asked(fld)
         head = _head(fld)
-        passed = passed_dates([r[j] for r in rows], min_rows)
+        passed = not asks_now(fld.question) and passed_dates([r[j] for r in rows], min_rows)
 
         for i, r in enumerate(rows):
             c = r[j]
@@ -222,7 +223,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
             continue
         keys = found & _asked(fld)
         head = _head(fld)
-        passed = passed_dates([r[j] for r in rows])
+        passed = not asks_now(fld.question) and passed_dates([r[j] for r in rows])
         for i, r in enumerate(rows):
             c = r[j]
             chunks = {cc.citation.chunk_id for k in related if (cc := r[k]).citation is not None}

@@ -357,8 +357,9 @@ def test_a_key_word_of_one_column_holds_for_another_that_asks_it() -> None:
 def test_a_running_period_in_a_column_of_passed_dates_is_left_empty() -> None:
     """"When did {name} get their PhD?" is answered with a year by those who have one; a PhD student's CV answers
     it from their PhD line's "Sep. 2022 - Present", which is no date they got it. When at least three quarters of
-    a column's values hold a year and at most a quarter run to the present, a running period is left empty (a
-    re-asked one too); a column whose answers mostly run ("When did {name} join ...?") keeps them."""
+    a column's values hold a year and fewer than half run to the present, a running period is left empty (a
+    re-asked one too); a column whose answers mostly run ("When did {name} join ...?"), or whose question asks
+    about the present, keeps them."""
     year = Field("PhD year", "When did {name} get their PhD?")
     values = ["2004", "March 2015", "2008-2013", "Sep. 2022 - Present", "2005", "2012-2018", "1999"]
     rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (Cell(year.label, v, 0.85, cite(f"PhD, {v}", doc=f"/d/p{i}.md")),))
@@ -387,6 +388,15 @@ def test_a_running_period_in_a_column_of_passed_dates_is_left_empty() -> None:
     assert not passed_dates(cells) and not passed_dates(cells[2:3] * 2)  # mostly running; too few
     table = Table((joined,), tuple(Row(f"P{i}", ("/d/x.md",), (c,)) for i, c in enumerate(cells)))
     assert against_column(table, margin=10.0) == table
+    # a lab's folder: two PhD students of six are a third, still fewer than half
+    lab = ["2004", "Aug. 2021 -- today", "2008-2013", "November 2022-Present", "2005", "1999"]
+    assert passed_dates([Cell(year.label, v, 0.85, cite(v)) for v in lab])
+    # a column about the present keeps its running periods, however many of its values are dates that passed
+    now = Field("Current position", "What is {name}'s current job title?")
+    jobs = [Cell(now.label, v, 0.8, cite(v)) for v in ["Lecturer, 2015", "2024- Senior engineer", "Professor, 2001",
+                                                       "Director, 2010"]]
+    table = Table((now,), tuple(Row(f"P{i}", ("/d/x.md",), (c,)) for i, c in enumerate(jobs)))
+    assert passed_dates(jobs) and against_column(table, margin=10.0) == table
 
 
 def test_an_empty_cell_is_filled_when_a_related_cell_of_its_row_quotes_the_same_chunk() -> None:
