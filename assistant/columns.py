@@ -30,7 +30,7 @@ from .answer import Answer
 from .answer.asks import AUX
 from .answer.detect import has_year
 from .answer.model import logit
-from .answer.present import asks_now, open_range
+from .answer.present import asks_now, open_range, says_now
 from .people import Person
 from .table import NAME, Ask, Cell, Field, Progress, Row, Table, build_row, cell_of
 
@@ -148,6 +148,15 @@ def _running(cell: Cell) -> bool:
     return open_range(cell.value) or any(open_range(line) for line in lines)
 
 
+def _of_now(cell: Cell) -> bool:
+    """Does the passage of `cell` speak of the present (`present.says_now`: a period still running, "I am a ...",
+    "currently")? Such a passage answers a question about the present however unsure the reader is of it: a CV's
+    running entry ("Senior Research Engineer / 2011- / Original member of ...") shares few words with "What is his
+    current job title?", and every CV gives its owner's present."""
+    c = cell.citation
+    return c is not None and says_now(c.quote)
+
+
 def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
     """Are a column's answers dates that have passed (see RUNNING)?"""
     filled = [c for c in cells if c.citation is not None and c.confidence is not None]
@@ -179,23 +188,25 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
         # the PhD institution column when the year's surest answers include a bachelor's line)
         keys = found & _asked(fld)
         head = _head(fld)
-        passed = not asks_now(fld.question) and passed_dates([r[j] for r in rows], min_rows)
+        now = asks_now(fld.question)
+        passed = not now and passed_dates([r[j] for r in rows], min_rows)
 
         for i, r in enumerate(rows):
             c = r[j]
             if c.confidence is None or c.note:
                 continue
-            if c.citation is not None and logit(c.confidence) < floor:
+            if c.citation is not None and logit(c.confidence) < floor and not (now and _of_now(c)):
                 r[j] = Cell(c.field, confidence=c.confidence, note=UNSURE)
             elif c.citation is not None and (key := _lacks(c, keys, head)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
             elif c.citation is not None and passed and _running(c):
                 r[j] = Cell(c.field, confidence=c.confidence, note=RUNNING)
-            elif c.citation is None and reask is not None and logit(c.confidence) >= floor:
+            elif c.citation is None and reask is not None and (logit(c.confidence) >= floor or now):
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if again.citation is not None and not _lacks(again, keys, head) and not (passed and _running(again)):
+                if (again.citation is not None and not _lacks(again, keys, head) and not (passed and _running(again))
+                        and (logit(c.confidence) >= floor or _of_now(again))):
                     r[j] = again
     return _with_cells(table, rows)
 

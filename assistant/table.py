@@ -254,11 +254,11 @@ def lead(quote: str, section: str = "", limit: int = VALUE_CHARS, question: str 
     (the first on a tie) instead: "He received a PhD from Princeton in 1942; ..." rather than the seminar
     the paragraph opens with. A CV's short lines keep their order (the institution above its degree)."""
     text = quote.lstrip(BULLETS + " \t\r\n")
-    headings = {h.strip().casefold() for h in section.split(" > ") if h.strip()}
+    heading = section.split(" > ")[-1].strip().casefold()
     first, _, rest = text.partition("\n")
-    while first.strip(_MARKS + " \t\r").casefold() in headings and rest.strip():
-        # a heading of the section path on its own line ("## Employment", "### January 2025 – present"), not a
-        # word that starts like it: what it heads follows
+    if heading and first.strip(_MARKS + " \t\r").casefold() == heading and rest.strip():
+        # the heading's own line ("### January 2025 – present"), not a word that starts like it: what it heads
+        # follows. An outer heading above it stays: it may be what is asked ("Senior Research Engineer" over "2011-")
         text = rest.lstrip(BULLETS + " \t\r\n")
         first, _, rest = text.partition("\n")
     while len(first.split()) >= 2 and first.isupper() and rest.strip():  # "ACADEMIC EMPLOYMENT": a heading too

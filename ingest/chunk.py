@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from .document import Document
@@ -226,7 +226,7 @@ def chunk_plan(
     spans_of_pubs = [(a, b) for a, b, _ in pubs]
     # Section boundaries partition the text (a top-level section ends where the next one starts).
     headings = {s.start for s in doc.sections}
-    bare = bare_headings(text, sorted({0, len(text), *headings}), size)
+    bare = bare_headings(text, sorted({0, len(text), *headings}), headings, size)
     cuts = sorted({0, len(text), *headings} - set(bare))
     plan: list[tuple[int, int, str]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
@@ -259,15 +259,16 @@ def chunk_plan(
     return out
 
 
-def bare_headings(text: str, cuts: list[int], size: int = DEFAULT_CHUNK_SIZE) -> dict[int, int]:
-    """The section starts among `cuts` (sorted, text start and end included) whose section holds nothing but a
-    short heading line before the next one starts ("## Education" right above "### PhD, Utrecht University"; a
-    job title heading right above its dates), each mapped to the previous start: such a section goes with the
-    section after it, so no chunk is a heading alone, which answers nothing and is found for its words."""
+def bare_headings(text: str, cuts: list[int], headings: Collection[int], size: int = DEFAULT_CHUNK_SIZE) -> dict[int, int]:
+    """The section starts among `cuts` (sorted, text start and end included) that follow a section (starting at one
+    of `headings`) holding nothing but a short heading line ("## Education" right above "### PhD, Utrecht
+    University"; a job title heading right above its dates), each mapped to where that run of headings starts: such
+    a section goes with the section after it, so no chunk is a heading alone, which answers nothing and is found for
+    its words. A line before the first heading ("Download CV") is no heading and stays apart."""
     out: dict[int, int] = {}
     for a, b in zip(cuts, cuts[1:-1], strict=False):
         line = text[a:b].strip()
-        if line and "\n" not in line and len(line) <= size // 4:
+        if a in headings and line and "\n" not in line and len(line) <= size // 4:
             out[b] = out.get(a, a)
     return out
 
@@ -284,7 +285,7 @@ def chunk_document(
     chunks = []
     cuts = sorted({0, len(doc.text), *(s.start for s in doc.sections)})
     # a chunk opening with headings alone (`bare_headings`) is in the section its text goes on in
-    body = {a: b for b, a in sorted(bare_headings(doc.text, cuts, size).items())}
+    body = {a: b for b, a in sorted(bare_headings(doc.text, cuts, {s.start for s in doc.sections}, size).items())}
     for i, (start, end, head) in enumerate(chunk_plan(doc, size, overlap)):
         section = doc.section_at(body[start] if start in body and body[start] < end else start)
         chunks.append(

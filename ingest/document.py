@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 # without stops ("F Chu, **AS Barente**", "Chu F, **Barente AS**") is the owner's mark; 31: owners: a Markdown link's
 # path on the same site ("/cv/jane-roe-cv.pdf") spells a name as a link does; a title the tagger classes as a
 # person's while labelling its words an organisation's is no evidence either way; 32: chunks: a section holding only
-# its heading goes with the section after it (no chunk is a heading alone), and a block without a letter or digit
-# ("---") is none
+# its heading goes with the section after it (no chunk is a heading alone; a line before the first heading stays
+# apart), and a block without a letter or digit ("---") is none
 INGEST_VERSION = 32
 
 
