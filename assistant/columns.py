@@ -6,7 +6,9 @@ left empty, so is one whose passage lacks the word the column's surest answers h
 bachelor's line: `key_word`) unless its section's heading holds the noun the question ends on (`_head`: "Interests"
 for research interests), so is a period still running in a column of dates that have passed (a PhD student's
 "2022 - present" for the year of the PhD, or a year read from such a line: `passed_dates`), and one the reader left empty though it is about as sure
-as them is asked again and filled. The reader's confidence is on a different scale for each question (a PhD
+as them is asked again and filled. A column asking about the present (`present.asks_now`) keeps, and fills from a
+second answer, any cell whose passage speaks of the present (`_of_now`: a period still running, "I am a ..."),
+however unsure: every CV gives its owner's present, and its running entry shares few words with the question. The reader's confidence is on a different scale for each question (a PhD
 question is answered at 0.98 from a PhD line and at 0.88 from a master's line, a job-title question at 0.4-0.6 from
 the job line, below the reader's own threshold). A profile, one row, has no column to be read against.
 
