@@ -721,6 +721,34 @@ def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():
     assert a == 0 and line[a:b] == "Professor Majid Ezzati, Chair in Global"  # none there: the start
 
 
+def test_a_who_line_on_a_heading_goes_on_with_the_line_under_it():
+    """A "who" line quotes the candidate's line sharing most words with the question; when that is a heading of its
+    section ("### Courses Taught" for "Who has taught courses?", a section of a heading alone going with the next
+    one), it names what follows and says none of it: the line under it comes too, when both fit. A line that is
+    no heading keeps to itself."""
+    from assistant.answer.extent import short
+
+    text = "### Courses Taught\n\n- Quantitative Methods in Sociology (undergraduate)\n- Survey Design (graduate)"
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/roe.md", page=None, section="Jane Roe > Teaching > Courses Taught",
+                text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    r = Reading("Who has taught courses?", hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                np.zeros(len(cands)), np.zeros(len(cands)))
+    i = next(k for k, c in enumerate(cands) if c.start == 0 and len(c.pieces) == 3)
+    a, b = short(r, i, 120)
+    assert text[a:b] == "### Courses Taught\n\n- Quantitative Methods in Sociology (undergraduate)"
+    assert text[slice(*short(r, i, 40))] == "### Courses Taught"  # both do not fit: the heading alone
+    plain = (Hit(rank=1, chunk_id=2, doc="/d/poe.md", page=None, section="Experience",
+                 text="Course Assistant, CS 107\nStanford University", score=1.0),)
+    pp = pieces_of(plain)
+    cc = candidates(plain, pp)
+    rr = Reading("Who was a course assistant?", plain, tuple(pp), tuple(cc), np.zeros((len(cc), 1)),
+                 np.zeros(len(cc)), np.zeros(len(cc)))
+    j = next(k for k, c in enumerate(cc) if len(c.pieces) == 2)
+    assert plain[0].text[slice(*short(rr, j, 120))] == "Course Assistant, CS 107"
+
+
 def test_a_passage_ending_with_a_colon_takes_in_the_line_it_announces():
     from assistant.answer.candidates import candidates, pieces_of
     from assistant.answer.extent import with_what_follows

@@ -1,7 +1,8 @@
 """How much of a passage an answer quotes (step 6 of the answer path): a fact answer's passage with
 the entry body its header lines announce (`with_body`), the line its closing colon or label announces
 (`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`);
-a "who" line's piece that shares most words with the question, cut to fit (`short`, `window`); the phrase
+a "who" line's piece that shares most words with the question, with the line under it when that piece is a heading,
+cut to fit (`short`, `window`); the phrase
 the reading model's span head points at (`read_span`).
 """
 
@@ -202,7 +203,8 @@ def restates(r: Reading, c: Candidate, last: int) -> bool:
 
 def short(r: Reading, i: int, limit: int) -> tuple[int, int]:
     """The candidate's piece sharing most words with the question (the first on a tie), cut to `limit`
-    characters at a word boundary."""
+    characters at a word boundary; a heading of its section ("### Courses Taught") with the candidate's line after
+    it, when both fit: a heading names what its lines say, and says none of it."""
     c = r.cands[i]
     text = r.hits[c.hit].text
     ids = list(c.pieces)
@@ -211,9 +213,19 @@ def short(r: Reading, i: int, limit: int) -> tuple[int, int]:
     if len(ids) > 1:
         best = max(ids, key=lambda j: len(qw & _words(text[r.pieces[j].start:r.pieces[j].end])))
     a, b = r.pieces[best].start, r.pieces[best].end
+    after = ids.index(best) + 1
+    if (after < len(ids) and echo_key(text[a:b]) in _heads(r.hits[c.hit].section)
+            and any(ch.isalnum() for ch in text[r.pieces[ids[after]].start:r.pieces[ids[after]].end])
+            and len(flat(text[a:r.pieces[ids[after]].end])) <= limit):
+        b = r.pieces[ids[after]].end
     if b - a > limit:
         a, b = window(text, a, b, limit, qw)
     return a, b
+
+
+def _heads(section: str) -> set[str]:
+    """The `echo_key`s of the headings of a section path ("Teaching > Courses Taught")."""
+    return {k for part in section.split(" > ") if (k := echo_key(part))}
 
 
 def _words(text: str) -> set[str]:
