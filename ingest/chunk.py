@@ -221,13 +221,20 @@ def chunk_plan(
 ) -> list[tuple[int, int, str]]:
     """(start, end, entry head) of each chunk: entries whole when they fit, never across sections;
     the head is set on the pieces of a split entry that do not start with it."""
+    return [(a, b, head) for a, b, head, _ in _plan(doc, size, overlap)]
+
+
+def _plan(doc: Document, size: int, overlap: int) -> list[tuple[int, int, str, int]]:
+    """`chunk_plan`'s chunks, each with the offset whose section it is in: its start, or where the text goes on
+    after the headings alone it opens with (`bare_headings`)."""
     text = doc.text
     pubs = [(p.start, p.end, p.title) for p in parse_publications(text)]
     spans_of_pubs = [(a, b) for a, b, _ in pubs]
     # Section boundaries partition the text (a top-level section ends where the next one starts).
     headings = {s.start for s in doc.sections}
-    bare = bare_headings(text, sorted({0, len(text), *headings}), headings, size)
-    cuts = sorted({0, len(text), *headings} - set(bare))
+    cuts = sorted({0, len(text), *headings})
+    runs = bare_headings(text, cuts, headings, size)
+    cuts = [c for c in cuts if not any(a < c <= b for a, b in runs.items())]
     plan: list[tuple[int, int, str]] = []
     for a, b in zip(cuts, cuts[1:], strict=False):
         cur: tuple[int, int] | None = None
@@ -255,22 +262,28 @@ def chunk_plan(
     for s0, e0, head in plan:
         s1, e1 = _strip_span(text, s0, e0)
         if e1 > s1:
-            out.append((s1, e1, head if head and not text[s1:e1].startswith(head.rstrip(" …")) else ""))
+            body = runs.get(s1, s1)
+            out.append((s1, e1, head if head and not text[s1:e1].startswith(head.rstrip(" …")) else "",
+                        body if body < e1 else s1))
     return out
 
 
 def bare_headings(text: str, cuts: list[int], headings: Collection[int], size: int = DEFAULT_CHUNK_SIZE) -> dict[int, int]:
-    """The section starts among `cuts` (sorted, text start and end included) that follow a section (starting at one
-    of `headings`) holding nothing but a short heading line ("## Education" right above "### PhD, Utrecht
-    University"; a job title heading right above its dates), each mapped to where that run of headings starts: such
-    a section goes with the section after it, so no chunk is a heading alone, which answers nothing and is found for
-    its words. A line before the first heading ("Download CV") is no heading and stays apart."""
-    out: dict[int, int] = {}
+    """Runs of sections holding nothing but a short heading line ("## Education" right above "### PhD, Utrecht
+    University"; a job title heading right above its dates), each as where its first heading starts -> where the
+    text it heads starts, among `cuts` (section starts, sorted, text start and end included; a section starts at
+    one of `headings`). Such a run goes with the section after it, so no chunk is a heading alone, which answers
+    nothing and is found for its words. A line before the first heading ("Download CV") is no heading."""
+    runs: dict[int, int] = {}
+    start = None  # where the current run of headings alone starts
     for a, b in zip(cuts, cuts[1:-1], strict=False):
         line = text[a:b].strip()
         if a in headings and line and "\n" not in line and len(line) <= size // 4:
-            out[b] = out.get(a, a)
-    return out
+            start = a if start is None else start
+            runs[start] = b
+        else:
+            start = None
+    return runs
 
 
 def chunk_spans(doc: Document, size: int = DEFAULT_CHUNK_SIZE, overlap: int = DEFAULT_CHUNK_OVERLAP) -> list[tuple[int, int]]:
@@ -283,11 +296,8 @@ def chunk_document(
 ) -> list[Chunk]:
     """Split `doc` into chunks of about `size` characters that follow its sections and entries."""
     chunks = []
-    cuts = sorted({0, len(doc.text), *(s.start for s in doc.sections)})
-    # a chunk opening with headings alone (`bare_headings`) is in the section its text goes on in
-    body = {a: b for b, a in sorted(bare_headings(doc.text, cuts, {s.start for s in doc.sections}, size).items())}
-    for i, (start, end, head) in enumerate(chunk_plan(doc, size, overlap)):
-        section = doc.section_at(body[start] if start in body and body[start] < end else start)
+    for i, (start, end, head, at) in enumerate(_plan(doc, size, overlap)):
+        section = doc.section_at(at)  # a chunk opening with headings alone is in the section its text goes on in
         chunks.append(
             Chunk(
                 chunk_id=chunk_id_for(doc.sha256, start, end),
