@@ -5,7 +5,8 @@ and then reads each column as a whole (`against_column`): a cell far less sure t
 left empty, so is one whose passage lacks the word the column's surest answers hold (a PhD question answered from a
 bachelor's line: `key_word`) unless its section's heading holds the noun the question ends on (`_head`: "Interests"
 for research interests), so is a period still running in a column of dates that have passed (a PhD student's
-"2022 - present" for the year of the PhD, or a year read from such a line: `passed_dates`), and one the reader left empty though it is about as sure
+"2022 - present" for the year of the PhD, or a year read from such a line: `passed_dates`), so is a value with no year
+in such a column, and one the reader left empty though it is about as sure
 as them is asked again and filled. A column asking about the present (`present.asks_now`) keeps, and fills from a
 second answer, any cell whose passage speaks of the present (`_of_now`: a period still running, "I am a ..."),
 however unsure: every CV gives its owner's present, and its running entry shares few words with the question. The reader's confidence is on a different scale for each question (a PhD
@@ -67,6 +68,11 @@ KEY_RUN = 2
 # under way), or a year read from a line that gives one ("2023 - : PhD in ..."), is left empty. A column whose
 # answers run to the present ("When did he join ...?") keeps them.
 RUNNING = "a period still running, where this field's other answers are dates that have passed"
+# A column of passed dates answers with a date: a cell whose value holds no year is no answer of the column's kind
+# ("PhD in Formal Methods, ISAE-SUPAERO, Present" for "When did he get his PhD?": a PhD under way, whose line gives
+# no year) and is left empty. (A column about the present is no column of passed dates: its job titles may or may
+# not carry their years.)
+UNDATED = "no date, where this field's other answers are dates"
 
 
 def _asked(field: Field) -> set[str]:
@@ -169,6 +175,16 @@ def passed_dates(cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -> bool:
     return dated >= KEY_SHARE * len(filled) and running < len(filled) / 2
 
 
+def _unfit(cell: Cell, passed: bool) -> str:
+    """Why a filled `cell` of a column of passed dates (`passed`) is no answer of the column's kind, else "": a
+    period still running (RUNNING), a value with no year (UNDATED)."""
+    if not passed:
+        return ""
+    if _running(cell):
+        return RUNNING
+    return "" if has_year(cell.value) else UNDATED
+
+
 def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = COLUMN_ROWS,
                    reask: Ask | None = None) -> Table:
     """`table` with each column read as a whole: a cell is filled when its confidence lies within `margin`
@@ -202,12 +218,12 @@ def against_column(table: Table, margin: float = COLUMN_MARGIN, min_rows: int = 
             elif c.citation is not None and (key := _lacks(c, keys, head)):
                 r[j] = Cell(c.field, confidence=c.confidence,
                             note=f"from a passage without “{key}”, a word the table's surest answers hold")
-            elif c.citation is not None and passed and _running(c):
-                r[j] = Cell(c.field, confidence=c.confidence, note=RUNNING)
+            elif c.citation is not None and (unfit := _unfit(c, passed)):
+                r[j] = Cell(c.field, confidence=c.confidence, note=unfit)
             elif c.citation is None and reask is not None and (logit(c.confidence) >= floor or now):
                 row = table.rows[i]
                 again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
-                if (again.citation is not None and not _lacks(again, keys, head) and not (passed and _running(again))
+                if (again.citation is not None and not _lacks(again, keys, head) and not _unfit(again, passed)
                         and (logit(c.confidence) >= floor or _of_now(again))):
                     r[j] = again
     return _with_cells(table, rows)
@@ -225,7 +241,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
     note), or that its column found far less sure than its other cells (`UNSURE`), is asked again with `reask`
     (at any answerability) when another cell of its row, filled, answers a related question (`_about`: a word
     in common); the answer fills it when it quotes that cell's chunk and passes the column's checks (its key
-    word, a period still running in a column of passed dates). The related cell vouches for the passage where
+    word, a period still running in a column of passed dates, a value with no year in one). The related cell vouches for the passage where
     the column's scale did not."""
     rows = [list(r.cells) for r in table.rows]
     about = [_about(f) for f in table.fields]
@@ -245,7 +261,7 @@ def corroborated(table: Table, reask: Ask) -> Table:
             row = table.rows[i]
             again = cell_of(fld, reask(fld.ask(row.person)), row.docs, row.person)
             if (again.citation is not None and again.citation.chunk_id in chunks and not _lacks(again, keys, head)
-                    and not (passed and _running(again))):
+                    and not _unfit(again, passed)):
                 r[j] = again
     return _with_cells(table, rows)
 

@@ -18,6 +18,7 @@ from assistant.cli import main
 from assistant.columns import (
     COLUMN_MARGIN,
     RUNNING,
+    UNDATED,
     UNSURE,
     _head,
     against_column,
@@ -424,6 +425,30 @@ def test_a_running_period_in_a_column_of_passed_dates_is_left_empty() -> None:
                                                        "Director, 2010"]]
     table = Table((now,), tuple(Row(f"P{i}", ("/d/x.md",), (c,)) for i, c in enumerate(jobs)))
     assert passed_dates(jobs) and against_column(table, margin=10.0) == table
+
+
+def test_a_value_with_no_year_in_a_column_of_passed_dates_is_left_empty() -> None:
+    """A PhD under way answers "When did {name} get their PhD?" with its degree line, which gives no year ("PhD
+    in Formal Methods, Some School, Present"): in a column whose other answers are dates that have passed, a
+    value with no year is no answer of the column's kind, and a re-asked one does not fill the cell either. A
+    column about the present is no column of passed dates: a job title without its years stays."""
+    year = Field("PhD year", "When did {name} get their PhD?")
+    values = ["2004", "March 2015", "2008-2013", "PhD in Formal Methods, Some School, Present", "2005"]
+    rows = tuple(Row(f"P{i}", (f"/d/p{i}.md",), (Cell(year.label, v, 0.85, cite(f"PhD, {v}", doc=f"/d/p{i}.md")),))
+                 for i, v in enumerate(values)) + (Row("P5", ("/d/p5.md",), (Cell(year.label, "", 0.84),)),)
+
+    def reask(question: str) -> Answer:  # scripted: the column rule is what is checked
+        quote = cite("PhD, Media and Communication, In Progress", doc="/d/p5.md")
+        return Answer(question, "PhD, Media and Communication, In Progress [1]", False, (quote,),
+                      fact="PhD, Media and Communication, In Progress", confidence=0.84)
+
+    cells = [r.cells[0] for r in against_column(Table((year,), rows), margin=10.0, reask=reask).rows]
+    assert [c.value for c in cells] == [*values[:3], "", "2005", ""]
+    assert cells[3].note == UNDATED and cells[5].citation is None
+    now = Field("Current position", "What is {name}'s current job title?")
+    jobs = [Cell(now.label, v, 0.8, cite(v)) for v in ["Lecturer, 2015", "Senior engineer", "Professor, 2001", "Director, 2010"]]
+    table = Table((now,), tuple(Row(f"P{i}", ("/d/x.md",), (c,)) for i, c in enumerate(jobs)))
+    assert against_column(table, margin=10.0) == table
 
 
 def test_an_empty_cell_is_filled_when_a_related_cell_of_its_row_quotes_the_same_chunk() -> None:
