@@ -51,6 +51,7 @@ class Hit:
     title: str = ""
     start: int = 0
     end: int = 0
+    ord: int = -1  # the chunk's place in its document (0: where it opens); -1 unknown
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -61,7 +62,7 @@ class Hit:
     @classmethod
     def from_chunk(cls, rank: int, chunk: StoredChunk, score: float) -> Hit:
         return cls(rank, chunk.chunk_id, chunk.doc, chunk.page, chunk.section, chunk.text, score,
-                   chunk.owner, chunk.title, chunk.start, chunk.end)
+                   chunk.owner, chunk.title, chunk.start, chunk.end, chunk.ord)
 
 
 @dataclass(frozen=True)

@@ -970,6 +970,26 @@ def test_a_question_about_now_prefers_the_first_running_entry_of_a_cv(tmp_path_f
     store.close()
 
 
+def test_a_question_about_now_weighs_the_lines_a_document_opens_with(tmp_path_factory, embedder):
+    """A CV opens with who its person is now: "Associate Professor, Ridge State University" under the name, where
+    its sections list the past and the service entries still running (now_opening: the candidate lies in the
+    document's first chunk, for a question about the present). Its weight was fitted beside the kept ranker; the
+    line outranks the ended positions, and only a question about the present is told where the document opens."""
+    store, assistant = _indexed(tmp_path_factory.mktemp("poe"), embedder, {"mia_poe.md": (
+        "# Mia Poe\n\nAssociate Professor, Ridge State University\nDepartment of Sociology\n\n"
+        "## Education\n\nPhD in Sociology, Lowland University, 2012\n\n"
+        "## Positions\n\nAssistant Professor, Ridge State University, 2013 - 2019\n\n"
+        "Lecturer, Hill College, 2012 - 2013\n\n"
+        "## Teaching\n\nIntroduction to Sociology, 2014 - 2018\n")})
+    r, opening = _column(assistant, "What is Mia Poe's current job title?", "now_opening")
+    texts = [r.text(i) for i in range(len(r.cands))]
+    assert opening.any() and all(bool(o) == any(w in t for w in ("Mia Poe", "Associate", "Department"))
+                                 for t, o in zip(texts, opening, strict=True)), list(zip(texts, opening))
+    assert "Associate Professor" in r.text(int(np.argmax(r.p))), r.text(int(np.argmax(r.p)))
+    assert not _column(assistant, "Where did Mia Poe get her PhD?", "now_opening")[1].any()
+    store.close()
+
+
 def test_a_question_about_now_is_refused_when_its_passage_speaks_of_no_present(tmp_path, embedder):
     """A biography that ends in the past ("He taught at Leiden until 1931") cannot say where its person works
     now: the passage it would quote has no period still running and no "currently" (the people table left

@@ -48,11 +48,11 @@ NAMES = (
     "cos", "cos_piece", "cos_header", "cos_section", "cos_rel", "cos_piece_rel",
     "idf_overlap", "idf_overlap_ctx", "idf_overlap_rel", "idf_overlap_ctx_rel", "word_share",
     "log_rank", "score_rel", "asks_kind", "kind_match", "log_chars", "pieces", "has_header",
-    "new_info", "now_match", "count_match", "now_first",
+    "new_info", "now_match", "count_match", "now_first", "now_opening",
 )
 # Features added after reader files were first written: a file without them still loads, and they weigh
 # nothing until `citewise train-reader --keep-ranker FILE` fits them beside its ranker.
-LATER = ("now_match", "count_match", "now_first")
+LATER = ("now_match", "count_match", "now_first", "now_opening")
 _WORD = re.compile(r"\w+")
 _POSSESSIVE = re.compile(r"(\w+)['’]s\b")
 
@@ -318,6 +318,7 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
             1.0 if now and _now_match(flat(text), ptexts[c.header] if c.header is not None else "", now_sec[c.hit])
             else 0.0,
             1.0 if any(piece_counts[j] for j in ids) else 0.0, 0.0,  # now_first: set below, per document
+            1.0 if now and hits[c.hit].ord == 0 else 0.0,  # now_opening: a CV's opening lines say who one is now
         )
     for col, base in (("cos_rel", "cos"), ("cos_piece_rel", "cos_piece"), ("idf_overlap_rel", "idf_overlap"),
                       ("idf_overlap_ctx_rel", "idf_overlap_ctx")):
