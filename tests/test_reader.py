@@ -984,7 +984,7 @@ def test_a_question_about_now_weighs_the_lines_a_document_opens_with(tmp_path_fa
     r, opening = _column(assistant, "What is Mia Poe's current job title?", "now_opening")
     texts = [r.text(i) for i in range(len(r.cands))]
     assert opening.any() and all(bool(o) == any(w in t for w in ("Mia Poe", "Associate", "Department"))
-                                 for t, o in zip(texts, opening, strict=True)), list(zip(texts, opening))
+                                 for t, o in zip(texts, opening, strict=True)), list(zip(texts, opening, strict=True))
     assert "Associate Professor" in r.text(int(np.argmax(r.p))), r.text(int(np.argmax(r.p)))
     assert not _column(assistant, "Where did Mia Poe get her PhD?", "now_opening")[1].any()
     store.close()
