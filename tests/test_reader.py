@@ -1478,6 +1478,36 @@ def test_a_passage_ending_with_a_label_that_restates_the_question_takes_in_its_v
     assert with_what_follows(r, dated, dated.start, dated.end) == (dated.start, dated.end)  # holds a digit
 
 
+def test_a_question_asking_for_several_things_takes_in_a_numbered_lists_other_items():
+    """A paper's affiliations are a numbered list under its authors; "2 Australian National University" alone
+    answered "Which universities are its authors affiliated with?" under "1 University of Michigan". A question
+    asking for several things takes in the items numbered before and after the quoted ones while the numbers run
+    on and it fits; a question asking for one thing, or a line opening with a year, does not."""
+    from assistant.answer.extent import _number, with_numbered
+
+    assert _number("1 University of Michigan") == 1 and _number("12. Sampling") == 12 and _number("3) Quality") == 3
+    assert _number("2019 Best paper award") is None and _number("University of Michigan") is None
+    text = ("Siqi Wu1,2, Paul Resnick1\n\n1 University of Michigan\n2 Australian National University\n"
+            "3 Northern Institute of Technology\n{siqiwu, presnick}@umich.edu\n\nAbstract\nWe study ...")
+    hits = (Hit(rank=1, chunk_id=1, doc="/d/paper.pdf", page=1, section="", text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+
+    def reading(question: str) -> Reading:
+        return Reading(question, hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
+                       np.zeros(len(cands)))
+
+    two = next(c for c in cands if text[c.start:c.end] == "2 Australian National University")
+    many = reading("Which universities are the authors of the paper affiliated with?")
+    a, b = with_numbered(many, two, two.start, two.end)
+    assert text[a:b] == "1 University of Michigan\n2 Australian National University\n3 Northern Institute of Technology"
+    assert with_numbered(many, two, two.start, two.end, limit=60) == (text.index("1 University"), two.end)
+    one = reading("Which university is the first author affiliated with?")
+    assert with_numbered(one, two, two.start, two.end) == (two.start, two.end)
+    mail = next(c for c in cands if text[c.start:c.end].startswith("{siqiwu"))
+    assert with_numbered(many, mail, mail.start, mail.end) == (mail.start, mail.end)
+
+
 def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
     from assistant.answer.candidates import candidates, pieces_of
     from assistant.answer.extent import with_list

@@ -1,6 +1,7 @@
 """How much of a passage an answer quotes (step 6 of the answer path): a fact answer's passage with
 the entry body its header lines announce (`with_body`), the line its closing colon or label announces
-(`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`);
+(`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`), the
+other items of a numbered list it starts or ends in (`with_numbered`);
 a "who" line's piece that shares most words with the question, with the line under it when that piece is a heading,
 cut to fit (`short`, `window`); the phrase
 the reading model's span head points at (`read_span`).
@@ -176,6 +177,49 @@ def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT
         a = max(start, r.pieces[j].start)
         if len(flat(text[a:new_end])) <= limit:
             return a, new_end
+    return start, end
+
+
+_NUMBERED = re.compile(r"\s*(\d{1,2})(?:[.)]\s*|\s+)(?=\S)")  # "1 University of ...", "2. Sampling", "3) ..."
+
+
+def _number(line: str) -> int | None:
+    """The number a line opens with as an item of a numbered list ("1 University of Michigan", "2. Sampling"), or
+    None."""
+    m = _NUMBERED.match(line)
+    return int(m.group(1)) if m else None
+
+
+def with_numbered(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
+    """Where an answer starts and ends when the question asks for several things (`asks.is_list`) and its first or
+    last line is an item of a numbered list: back over the items numbered before it, then on over those numbered
+    after it, one by one while the numbers run on and all fits in `limit` characters. "2 Australian National
+    University" alone answered "Which universities are its authors affiliated with?", under "1 University of
+    Michigan". Numbers of two digits at most (a footnote's mark, an ordered list's): a year is no item number."""
+    if not asks.is_list(r.question, False):
+        return start, end
+    text = r.hits[c.hit].text
+    spans: dict[int, tuple[int, int]] = {}  # line -> where it starts and ends, over the hit's pieces
+    for p in r.pieces:
+        if p.hit == c.hit:
+            a, b = spans.get(p.line, (p.start, p.end))
+            spans[p.line] = (min(a, p.start), max(b, p.end))
+    lines = [spans[k] for k in sorted(spans)]
+    quoted = [i for i, (a, b) in enumerate(lines) if a < end and b > start]
+    if not quoted:
+        return start, end
+
+    def number(i: int) -> int | None:
+        return _number(text[lines[i][0]:lines[i][1]])
+
+    i, n = quoted[0], number(quoted[0])
+    while n is not None and i > 0 and number(i - 1) == n - 1 and len(flat(text[lines[i - 1][0]:end])) <= limit:
+        i, n = i - 1, n - 1
+        start = lines[i][0]
+    j, m = quoted[-1], number(quoted[-1])
+    while m is not None and j + 1 < len(lines) and number(j + 1) == m + 1 and len(flat(text[start:lines[j + 1][1]])) <= limit:
+        j, m = j + 1, m + 1
+        end = lines[j][1]
     return start, end
 
 

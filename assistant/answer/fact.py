@@ -29,7 +29,7 @@ from . import Answer, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .aliases import people_named, stored_aliases
 from .candidates import Candidate
-from .extent import header_first, read_span, short, with_body, with_header, with_list, with_what_follows
+from .extent import header_first, read_span, short, with_body, with_header, with_list, with_numbered, with_what_follows
 from .features import NAMES, flat, focus, owner_tokens
 from .mentions import quantities, unheld, unmentioned, unstated
 from .resolve import locating
@@ -131,7 +131,7 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
 
 def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading, int, int]:
     """Where the passage quoted for candidate `c` starts and ends (`extent`: its entry's header and body, the
-    line its colon announces, the rest of its list), and `r` with the closeness of its chunk's pieces."""
+    line its colon announces, the rest of its list, a numbered list's other items), and `r` with the closeness of its chunk's pieces."""
     r = reader.near(r, c.hit)
     end = c.end if kind else with_body(r, c)
     start = with_header(r, c, c.start, end)
@@ -139,6 +139,7 @@ def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading
         start, end = header_first(r, c, start, end)
     start, end = with_what_follows(r, c, start, end)
     start, end = with_list(r, c, start, end)
+    start, end = with_numbered(r, c, start, end)
     return r, start, end
 
 
