@@ -29,7 +29,16 @@ from . import Answer, asks, citation_from_hit, detect, present
 from .addresses import own_address
 from .aliases import people_named, stored_aliases
 from .candidates import Candidate
-from .extent import header_first, read_span, short, with_body, with_header, with_list, with_numbered, with_what_follows
+from .extent import (
+    header_first,
+    read_span,
+    short,
+    with_body,
+    with_header,
+    with_list,
+    with_numbered,
+    with_what_follows,
+)
 from .features import NAMES, flat, focus, owner_tokens
 from .mentions import quantities, unheld, unmentioned, unstated
 from .resolve import locating
