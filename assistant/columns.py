@@ -33,7 +33,7 @@ from .answer import Answer
 from .answer.asks import AUX
 from .answer.detect import has_year
 from .answer.model import logit
-from .answer.present import asks_now, open_range, says_now, to_come
+from .answer.present import asks_now, open_range, says_now
 from .people import Person
 from .table import NAME, Ask, Cell, Field, Progress, Row, Table, build_row, cell_of
 
@@ -67,7 +67,7 @@ KEY_RUN = 2
 # cell whose value is a running period ("Sep. 2022 - Present" for "When did she get her PhD?", a PhD still
 # under way), or a year read from a line that gives one ("2023 - : PhD in ..."), is left empty. A column whose
 # answers run to the present ("When did he join ...?") keeps them.
-RUNNING = "a period still running or a date to come, where this field's other answers are dates that have passed"
+RUNNING = "a period still running, where this field's other answers are dates that have passed"
 # A column of passed dates answers with a date: a cell whose value holds no year is no answer of the column's kind
 # ("PhD in Formal Methods, ISAE-SUPAERO, Present" for "When did he get his PhD?": a PhD under way, whose line gives
 # no year) and is left empty. (A column about the present is no column of passed dates: its job titles may or may
@@ -150,11 +150,10 @@ def _surest(cells: Sequence[Cell], min_rows: int) -> list[Cell]:
 
 def _running(cell: Cell) -> bool:
     """Is `cell`'s value a period still running, or read from a line that gives one ("2023 - : PhD in
-    Neuroscience" for "2023", "Ph.D. Student 2026.04 - present" for "2026"), or a date still to come ("2019
-    *(expected)* Ph.D, Informatics" for "2019": `present.to_come`)?"""
+    Neuroscience" for "2023", "Ph.D. Student 2026.04 - present" for "2026")?"""
     quote = cell.citation.quote if cell.citation is not None else ""
     lines = [line for line in quote.splitlines() if cell.value and cell.value in line]
-    return open_range(cell.value) or any(open_range(line) or to_come(line) for line in lines)
+    return open_range(cell.value) or any(open_range(line) for line in lines)
 
 
 def _of_now(cell: Cell) -> bool:

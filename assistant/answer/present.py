@@ -48,11 +48,6 @@ _BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*{DASH}[ \t]*(?:[)\]:|]|$(?![\r\n]+
 _CLOSED_RANGE = re.compile(rf"{_MONTH_YEAR}[ \t]*{DASH}[ \t]*{_MONTH_YEAR}", re.IGNORECASE)
 
 
-# a date still to come: "2019 *(expected)*", "Expected May 2023", "anticipated 2027" (a degree not yet conferred)
-_TO_COME_WORDS = r"(?:expected|anticipated)"
-_TO_COME = re.compile(rf"\b{_TO_COME_WORDS}\b[ \t:,(*_]*{_MONTH_YEAR}|{_MONTH_YEAR}[ \t,(*_]*{_TO_COME_WORDS}\b", re.IGNORECASE)
-
-
 def asks_now(question: str) -> bool:
     """Does `question` ask about the present ("now", "current", "currently", ...)?"""
     return bool(_NOW_ASKED.search(question))
@@ -62,12 +57,6 @@ def open_range(text: str) -> bool:
     """Does `text` hold a date range still running: "2021 - present", "June 2011-present", "Oct. 2024 -
     PRESENT", "since 2025", "(August 2026– )"? What a CV, a report or a plan writes of what holds today."""
     return bool(_OPEN_RANGE.search(text) or _BLANK_END.search(text))
-
-
-def to_come(text: str) -> bool:
-    """Does `text` hold a date still to come, marked as expected ("2019 (expected)", "Expected May 2023")? A CV
-    writes so the degree it has not yet been awarded."""
-    return bool(_TO_COME.search(text))
 
 
 def first_open(text: str) -> int | None:
