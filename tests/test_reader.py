@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -1478,6 +1479,20 @@ def test_a_passage_ending_with_a_label_that_restates_the_question_takes_in_its_v
     assert with_what_follows(r, dated, dated.start, dated.end) == (dated.start, dated.end)  # holds a digit
 
 
+def _unread(text: str, doc: str) -> tuple[str, list, Callable[[str], Reading]]:
+    """One hit of `text` in `doc`, its candidates, and a `Reading` of a question over them with every score 0 (what
+    is checked is where a quote starts and ends, not which candidate wins)."""
+    hits = (Hit(rank=1, chunk_id=1, doc=doc, page=1, section="", text=text, score=1.0),)
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+
+    def reading(question: str) -> Reading:
+        return Reading(question, hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
+                       np.zeros(len(cands)))
+
+    return text, cands, reading
+
+
 def test_a_question_asking_for_several_things_takes_in_a_numbered_lists_other_items():
     """A paper's affiliations are a numbered list under its authors; "2 Australian National University" alone
     answered "Which universities are its authors affiliated with?" under "1 University of Michigan". A question
@@ -1487,16 +1502,9 @@ def test_a_question_asking_for_several_things_takes_in_a_numbered_lists_other_it
 
     assert _number("1 University of Michigan") == 1 and _number("12. Sampling") == 12 and _number("3) Quality") == 3
     assert _number("2019 Best paper award") is None and _number("University of Michigan") is None
-    text = ("Siqi Wu1,2, Paul Resnick1\n\n1 University of Michigan\n2 Australian National University\n"
-            "3 Northern Institute of Technology\n{siqiwu, presnick}@umich.edu\n\nAbstract\nWe study ...")
-    hits = (Hit(rank=1, chunk_id=1, doc="/d/paper.pdf", page=1, section="", text=text, score=1.0),)
-    pieces = pieces_of(hits)
-    cands = candidates(hits, pieces)
-
-    def reading(question: str) -> Reading:
-        return Reading(question, hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
-                       np.zeros(len(cands)))
-
+    text, cands, reading = _unread("Siqi Wu1,2, Paul Resnick1\n\n1 University of Michigan\n2 Australian National "
+                                   "University\n3 Northern Institute of Technology\n{siqiwu, presnick}@umich.edu\n\n"
+                                   "Abstract\nWe study ...", "/d/paper.pdf")
     two = next(c for c in cands if text[c.start:c.end] == "2 Australian National University")
     many = reading("Which universities are the authors of the paper affiliated with?")
     a, b = with_numbered(many, two, two.start, two.end)
@@ -1514,17 +1522,10 @@ def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():
     from assistant.answer.reader import Reading
     from index import Hit
 
-    text = ("Assistant Professor, University of North Florida 2020 - present\nCourses taught include:\n"
-            "- Sampling (Graduate)\n- Statistical Quality Control (Graduate)\n- Probability (Undergraduate)\n"
-            "Service\nReviewer for three journals")
-    hits = (Hit(rank=1, chunk_id=1, doc="/d/cv.docx", page=1, section="", text=text, score=1.0),)
-    pieces = pieces_of(hits)
-    cands = candidates(hits, pieces)
-
-    def reading(question: str) -> Reading:
-        return Reading(question, hits, tuple(pieces), tuple(cands), np.zeros((len(cands), 1)), np.zeros(len(cands)),
-                       np.zeros(len(cands)))
-
+    text, cands, reading = _unread(
+        "Assistant Professor, University of North Florida 2020 - present\nCourses taught include:\n"
+        "- Sampling (Graduate)\n- Statistical Quality Control (Graduate)\n- Probability (Undergraduate)\n"
+        "Service\nReviewer for three journals", "/d/cv.docx")
     # the passage announces the list ("... include:"): its items follow, whatever the question asks
     c = next(c for c in cands if text[c.start:c.end].endswith("- Sampling (Graduate)") and len(c.pieces) == 2)
     for question in ("Which graduate courses does Tyler teach?", "What does Tyler teach?"):
