@@ -1502,6 +1502,7 @@ def test_a_question_asking_for_several_things_takes_in_a_numbered_lists_other_it
 
     assert _number("1 University of Michigan") == 1 and _number("12. Sampling") == 12 and _number("3) Quality") == 3
     assert _number("2019 Best paper award") is None and _number("University of Michigan") is None
+    assert _number("2.1 Methods") is None  # a section's number, not an item's
     text, cands, reading = _unread("Siqi Wu1,2, Paul Resnick1\n\n1 University of Michigan\n2 Australian National "
                                    "University\n3 Northern Institute of Technology\n{siqiwu, presnick}@umich.edu\n\n"
                                    "Abstract\nWe study ...", "/d/paper.pdf")

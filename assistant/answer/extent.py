@@ -180,7 +180,8 @@ def with_list(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT
     return start, end
 
 
-_NUMBERED = re.compile(r"\s*(\d{1,2})(?:[.)]\s*|\s+)(?=\S)")  # "1 University of ...", "2. Sampling", "3) ..."
+# "1 University of ...", "2. Sampling", "3) ...": one number, then a space; not a section's "2.1 Methods"
+_NUMBERED = re.compile(r"\s*(\d{1,2})[.)]?\s+(?=\S)")
 
 
 def _number(line: str) -> int | None:
