@@ -206,6 +206,26 @@ def test_a_place_of_one_word_is_led_with_when_the_collection_only_capitalises_it
     assert two[a:b] == "Institute for Advanced Study"  # a run of capitalised words comes first
 
 
+def test_a_sections_heading_is_no_place_to_lead_with():
+    """"Where does he work now?" was led with "EXPERIENCE": the run of capitals "WORK EXPERIENCE" less the
+    question's "work", on the line of the passage's section heading. A heading of common words names the section,
+    not an employer, so it leads with nothing, or with a place of the passage; a heading that is a name (an
+    entry's "### Codemancers") still may."""
+    question = "Where does Jane Roe work now?"
+    near = {"work": 1.0, "now": 1.0}
+    text = "## WORK EXPERIENCE\n\n### Northwind\nDevOps Engineer | 01/2024 - Present"
+    common = {"Northwind"}.__contains__
+    a, b = detect.phrase("place", text, near=near, question=question, named=common) or (0, 0)
+    assert text[a:b] == "EXPERIENCE"  # without the headings, as before
+    headings = ["WORK EXPERIENCE", "Northwind"]
+    assert detect.phrase("place", text, near=near, question=question, named=common, headings=headings) is None
+    text = "RESEARCH EXPERIENCE\n\n- 2021 - present, Postdoctoral Fellow, Children's Hospital of Philadelphia"
+    found = detect.phrase("place", text, near=near, question=question, named={"Philadelphia"}.__contains__,
+                          headings=["RESEARCH EXPERIENCE"])
+    assert found is not None and text[found[0]:found[1]] == "Children's Hospital of Philadelphia"
+    assert detect.on_heading(text, 0, 8, ["Research Experience:"]) and not detect.on_heading(text, 40, 60, ["x"])
+
+
 def test_a_place_named_by_its_designator_is_led_with_before_a_subject():
     """"Where did she do her PhD?" of "Ph.D. in Applied Physics, Yale University (2012-2018)": both are runs of
     capitalised words probablepeople tags as organisations, but only "Yale University" holds a designator (the
@@ -1515,6 +1535,31 @@ def test_a_question_asking_for_several_things_takes_in_a_numbered_lists_other_it
     assert with_numbered(one, two, two.start, two.end) == (two.start, two.end)
     mail = next(c for c in cands if text[c.start:c.end].startswith("{siqiwu"))
     assert with_numbered(many, mail, mail.start, mail.end) == (mail.start, mail.end)
+
+
+def test_a_quote_goes_on_to_the_end_of_the_sentence_its_last_line_wrapped():
+    """A PDF wraps a paragraph's sentences over lines, and a candidate is made of lines: "How large is the
+    dataset (videos, channels, comments)?" was answered with "... 274K videos from 973 US political channels
+    between 2020-01-", without the "134M comments" of the sentence's next line. The quote goes on over the lines
+    that go on with the sentence to its end, when it fits; a CV's line over a line of its own does not."""
+    from assistant.answer.extent import with_sentence_end
+
+    text, cands, reading = _unread(
+        "3 Dataset\n\nOur dataset consists of 274K\nvideos from 973 channels between 2020-01-\n01 and 2020-08-31, along "
+        "with 134M comments from 9.3M\nusers. In this section, we first describe\nthe channels.\n\nAssociate "
+        "Professor, Some University\n2015 - present\nFull professor at\nthe University.", "/d/paper.pdf")
+    r = reading("How large is the dataset?")
+    cut = next(c for c in cands if text[c.start:c.end] == "Our dataset consists of 274K\nvideos from 973 channels "
+                                                         "between 2020-01-")
+    a, b = with_sentence_end(r, cut, cut.start, cut.end)
+    assert text[a:b].endswith("along with 134M comments from 9.3M\nusers.") and a == cut.start
+    assert with_sentence_end(r, cut, cut.start, cut.end, limit=100) == (cut.start, cut.end)  # it would not fit
+    job = next(c for c in cands if text[c.start:c.end] == "Associate Professor, Some University")
+    assert with_sentence_end(r, job, job.start, job.end) == (job.start, job.end)
+    full = next(c for c in cands if text[c.start:c.end] == "Full professor at")
+    assert text[slice(*with_sentence_end(r, full, full.start, full.end))] == "Full professor at\nthe University."
+    done = next(c for c in cands if text[c.start:c.end].endswith("describe\nthe channels."))
+    assert with_sentence_end(r, done, done.start, done.end) == (done.start, done.end)
 
 
 def test_a_question_asking_for_several_things_takes_in_the_rest_of_the_list():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from index.doc_terms import key
 from index.lexical import STOPWORDS
@@ -262,7 +262,7 @@ def _role(span: str) -> bool:
 
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
            near: dict[str, float] | None = None, question: str = "",
-           named: Callable[[str], bool] | None = None) -> tuple[int, int] | None:
+           named: Callable[[str], bool] | None = None, headings: Collection[str] = ()) -> tuple[int, int] | None:
     """Offsets of a verbatim phrase of `kind` in `text`, or None.
 
     With `near` (question words -> weight, e.g. IDF), the phrase closest to the question's words
@@ -276,6 +276,9 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     ("23" or "2007" in "December 23, 2007"). When no phrase is left there is none to lead with.
     With `named` (is this word a name? e.g. `features.Idf.proper`), a person or place phrase holding a
     name is preferred to one made only of common words.
+    With `headings` (the headings over `text`: its section path), a place phrase made only of common words on a
+    line that is one of those headings names the section, not a place: "Where does he work now?" was answered
+    "EXPERIENCE" from "## WORK EXPERIENCE" over "### Codemancers", "RESEARCH EXPERIENCE" over the running entry.
     """
     spans = _spans(kind, text, exclude)
     if question and spans:
@@ -289,8 +292,11 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         said = {_glued(w) for w in TOKENS.findall(question)} - {"", _glued(type_word(question))}
         cut = [(sp, _unsaid(text, *sp, said)) for sp in spans]
         spans = [new for sp, new in cut if new == sp or new is not None and kind_of(text[new[0]:new[1]]) == kind]
+    if kind == "place" and headings and named is not None:
+        spans = [sp for sp in spans if names_body(kind, text[sp[0]:sp[1]], named) or not on_heading(text, *sp, headings)]
     if not spans and named is not None and kind == "place":
-        spans = [sp for sp in single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)]
+        spans = [sp for sp in single_names(text, named, exclude) if not _said(text[sp[0]:sp[1]], question)
+                 and not on_heading(text, *sp, headings)]
     if kind == "place":
         # a line written all in capitals is a heading ("ACADEMIC POSITIONS"), not a place, when a place is left
         # (a person's name alone on a line in capitals is still a name: "JOHN SMITH" under "REFERENCES")
@@ -355,6 +361,12 @@ def names_body(kind: str, phrase: str, named: Callable[[str], bool]) -> bool:
     if any(named(w) for w in TOKENS.findall(phrase)):
         return True
     return kind == "place" and designated(phrase)
+
+
+def on_heading(text: str, a: int, b: int, headings: Collection[str]) -> bool:
+    """Is text[a:b] on a line that is one of `headings` (as written, less Markdown's marks and a closing colon)?"""
+    bare = lambda t: t.strip().strip("#*_:= \t").strip().casefold()  # noqa: E731
+    return bare(_line_at(text, a, b)) in {bare(h) for h in headings}
 
 
 def _heading(text: str, a: int, b: int) -> bool:

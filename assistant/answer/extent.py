@@ -1,7 +1,8 @@
 """How much of a passage an answer quotes (step 6 of the answer path): a fact answer's passage with
 the entry body its header lines announce (`with_body`), the line its closing colon or label announces
 (`with_what_follows`), the rest of the list it ends in when several things are asked for (`with_list`), the
-other items of a numbered list it starts or ends in (`with_numbered`);
+other items of a numbered list it starts or ends in (`with_numbered`), the rest of the sentence its last line
+wrapped (`with_sentence_end`);
 a "who" line's piece that shares most words with the question, with the line under it when that piece is a heading,
 cut to fit (`short`, `window`); the phrase
 the reading model's span head points at (`read_span`).
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from index.lexical import STOPWORDS
 
-from . import asks
+from . import asks, segments
 from .candidates import BULLETS, LIMIT, Candidate, Piece, echo_key, header_like, is_item
 from .features import flat
 
@@ -221,6 +222,34 @@ def with_numbered(r: Reading, c: Candidate, start: int, end: int, limit: int = L
     while m is not None and j + 1 < len(lines) and number(j + 1) == m + 1 and len(flat(text[start:lines[j + 1][1]])) <= limit:
         j, m = j + 1, m + 1
         end = lines[j][1]
+    return start, end
+
+
+def with_sentence_end(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
+    """Where an answer ends whose last line the layout wrapped inside a sentence, as a PDF wraps a paragraph:
+    "Our dataset consists of 274K videos from 973 US political channels between 2020-01-" went without the
+    sentence's "01 and 2020-08-31, along with 134M comments from 9.3M users." It goes on to the end of that
+    sentence over the lines that go on with it (a line opening in lower case, or any line after one ending with a
+    hyphen or a comma), within the paragraph (no blank line), when all of it fits in `limit` characters; a line
+    ending a sentence, a colon or a line of its own (a CV's "Associate Professor, Some University" over
+    "2015 - present") ends nothing more."""
+    text = r.hits[c.hit].text
+    quoted = text[start:end].rstrip()
+    if not quoted or quoted[-1] in ".!?:;" or text[end:end + 1] != "\n":
+        return start, end
+    pos = end
+    while text[pos:pos + 1] == "\n" and len(flat(text[start:pos])) <= limit:
+        a = pos + 1
+        b = text.find("\n", a)
+        b = len(text) if b < 0 else b
+        line = text[a:b].lstrip()
+        before = text[:pos].rstrip()
+        if not line or not (line[:1].islower() or before.endswith(("-", ","))):
+            return start, end
+        stop = segments.sentence_end(text, a, b)
+        if stop is not None:
+            return (start, stop) if len(flat(text[start:stop])) <= limit else (start, end)
+        pos = b
     return start, end
 
 

@@ -37,6 +37,7 @@ from .extent import (
     with_header,
     with_list,
     with_numbered,
+    with_sentence_end,
     with_what_follows,
 )
 from .features import NAMES, flat, focus, owner_tokens
@@ -107,15 +108,19 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     idf = reader.idf(r.hits)
     # the reading model's phrase for "Where ...?" or "Who ...?" may be a subject or a title ("Applied Physics" of
     # "Ph.D. in Applied Physics, Yale University"): the passage's phrase naming a body or a person is preferred
+    headings = hit.section.split(" > ") if hit.section else []
     common = (span is not None and kind in ("person", "place")
               and not detect.names_body(kind, text[span[0]:span[1]], idf.proper))
     if (span is None or common) and kind:
         owner = owner_tokens(hit.owner)
         words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
         found = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
-                              named=idf.proper)
+                              named=idf.proper, headings=headings)
         if span is None or (found is not None and detect.names_body(kind, text[found[0]:found[1]], idf.proper)):
             span = found
+    if (span is not None and kind == "place" and not detect.names_body(kind, text[span[0]:span[1]], idf.proper)
+            and detect.on_heading(text, *span, headings)):
+        span = None  # a section's heading ("Research Experience") is no place
     body = flat(text)
     fact = ""
     if (document_named := _named_document(reader, r, hit)) is not None:
@@ -140,7 +145,8 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
 
 def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading, int, int]:
     """Where the passage quoted for candidate `c` starts and ends (`extent`: its entry's header and body, the
-    line its colon announces, the rest of its list, a numbered list's other items), and `r` with the closeness of its chunk's pieces."""
+    line its colon announces, the rest of its list, a numbered list's other items, the rest of a sentence its last line
+    wrapped), and `r` with the closeness of its chunk's pieces."""
     r = reader.near(r, c.hit)
     end = c.end if kind else with_body(r, c)
     start = with_header(r, c, c.start, end)
@@ -149,6 +155,7 @@ def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading
     start, end = with_what_follows(r, c, start, end)
     start, end = with_list(r, c, start, end)
     start, end = with_numbered(r, c, start, end)
+    start, end = with_sentence_end(r, c, start, end)
     return r, start, end
 
 

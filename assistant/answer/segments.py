@@ -34,6 +34,14 @@ def sentences(text: str, a: int, b: int, limit: int = LIMIT) -> list[tuple[int, 
     return out
 
 
+def sentence_end(text: str, a: int, b: int) -> int | None:
+    """Where the first sentence ending in text[a:b] ends (after its stops), or None."""
+    for m in _STOPS.finditer(text, a, b):
+        if not _abbreviated(text, m.start(), m.end(), b):
+            return m.end()
+    return None
+
+
 def _abbreviated(text: str, stop: int, after: int, b: int) -> bool:
     """Is the single stop text[stop:after] an abbreviation's rather than a sentence's end? It is when the
     sentence goes on in lower case ("approx. five", "e.g. this"), or it closes an initial ("J. Smith",
