@@ -206,6 +206,27 @@ def test_a_place_of_one_word_is_led_with_when_the_collection_only_capitalises_it
     assert two[a:b] == "Institute for Advanced Study"  # a run of capitalised words comes first
 
 
+def test_a_place_is_led_with_its_campus_and_a_name_with_an_ampersand_whole():
+    """"Where did she do her PhD?" was led with "University of California" from "University of California, Los
+    Angeles", "University of Texas" from "University of Texas at Austin", and "M University" from "Texas A&M
+    University". An institution named "<designator> of <Name>" takes in the campus written after it on its line;
+    a city after a name of another shape, a year, or a body of its own does not; "&" between capitals is inside
+    a word."""
+    question = "Where did Jane Roe do their PhD?"
+
+    def lead(text: str) -> str:
+        a, b = detect.phrase("place", text, question=question) or (0, 0)
+        return text[a:b]
+
+    assert lead("- Ph.D. History, University of California, Los Angeles, March 2015") == "University of California, Los Angeles"
+    assert lead("*University of California, Berkeley*, CA") == "University of California, Berkeley"
+    assert lead("University of Texas at Austin, Austin, TX\nPh.D., Government (2025)") == "University of Texas at Austin"
+    assert lead('organization: "Texas A&M University",') == "Texas A&M University"
+    assert lead("PhD, Harvard University, Cambridge, MA") == "Harvard University"
+    assert lead("PhD in Statistics, University of Minnesota, 1994") == "University of Minnesota"
+    assert lead("University of Michigan, Department of Physics, 2019") == "University of Michigan"
+
+
 def test_a_sections_heading_is_no_place_to_lead_with():
     """"Where does he work now?" was led with "EXPERIENCE": the run of capitals "WORK EXPERIENCE" less the
     question's "work", on the line of the passage's section heading. A heading of common words names the section,

@@ -428,9 +428,29 @@ def _measures(phrase: str, question: str) -> bool:
     return False
 
 
+# an institution named "... of <Name>" and its campus after it on the same line: "at Austin", ", Los Angeles"
+_CAMPUS = re.compile(r"(?:[ \t]+at|,)[ \t]+([A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*){0,2})(?=[ \t]*(?:[,;|()*_]|$))", re.M)
+_OF_NAME = re.compile(r"\bof[ \t]+[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)?$")
+
+
+def _with_campus(text: str, a: int, b: int) -> tuple[int, int]:
+    """An institution's name of the form "<designator> of <Name>" ("University of California", `designated`) widened
+    over the campus written after it on its line: "at Austin", ", Los Angeles", ", Berkeley" (one to three
+    capitalised words, then a comma, a bracket, emphasis or the line's end), unless that names a body of its own
+    ("University of Michigan, Department of Physics"). "University of California" alone does not say which."""
+    name = text[a:b]
+    m = _CAMPUS.match(text, b)
+    if m is None or not _OF_NAME.search(name) or not designated(name) or designated(m.group(1)):
+        return a, b
+    return a, m.end()
+
+
 def _with_coordinated(kind: str, text: str, spans: list[tuple[int, int]], chosen: tuple[int, int]) -> tuple[int, int]:
     """`chosen` widened over the people listed with it ("Advisors: Prof. Jenna Wiens, Prof. David
-    Fouhey", "Prof. Ce Zhang & Prof. Martin Vechev"): one of two supervisors is half an answer."""
+    Fouhey", "Prof. Ce Zhang & Prof. Martin Vechev"): one of two supervisors is half an answer; a place over its
+    campus (`_with_campus`)."""
+    if kind == "place":
+        return _with_campus(text, *chosen)
     if kind != "person":
         return chosen
     i = spans.index(chosen)

@@ -14,7 +14,8 @@ from .asks import TOKENS
 
 MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 JOINERS = ("of", "the", "de", "for", "and", "&")  # the small words a run of capitalised words joins by
-_WORD_OR_JOINER = rf"(?:[A-Z][\w'’.-]*|{'|'.join(JOINERS)})"
+# a capitalised word, an ampersand between capitals inside it ("Texas A&M University", "AT&T"), or a joiner
+_WORD_OR_JOINER = rf"(?:[A-Z](?:[\w'’.-]|&(?=[A-Z]))*|{'|'.join(JOINERS)})"
 _CAPRUN = re.compile(rf"{_WORD_OR_JOINER}(?:[ \t]+{_WORD_OR_JOINER})*")
 
 
