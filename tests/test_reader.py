@@ -1772,3 +1772,30 @@ def test_a_question_stating_years_quotes_a_likely_passage_that_holds_them(tmp_pa
     a = assistant.ask("Which company employed Kim Lee from 2014 to 2016?")
     assert not a.abstained and "Zylia" in a.citations[0].quote and "Hewlett" not in a.citations[0].quote, a.answer
     _quotes_exact(assistant, a)
+
+
+def test_an_acronym_of_the_question_meets_its_spelled_out_name_in_a_passage():
+    """"Which UK university ...?" shares no word with "University of Bath, Bath, BA2 7AY, United Kingdom", and "What
+    did the NTSB cite ...?" none with "The National Transportation Safety Board determines ...": word overlap saw
+    nothing of the acronym, and the rarest word left unmatched was it. A passage spelling out an acronym of the
+    question holds its lemma; one writing the acronym of a name the question spells out holds the name's words.
+    The text decides what an acronym stands for: no list."""
+    from assistant.answer.acronyms import acronyms, expansions, extra_lemmas
+
+    forms = expansions("Which UK university is one of the authors affiliated with?")
+    assert forms == [("UK", frozenset())]
+    assert extra_lemmas(forms, "Department of Computer Science, University of Bath, BA2 7AY, United Kingdom") == {"uk"}
+    assert extra_lemmas(forms, "Department of Computer Science, University of Bath") == set()
+    nsf = expansions("Whose work has been funded by the National Science Foundation?")
+    assert extra_lemmas(nsf, "NSF grant DMS-1234 (2019-2022)") == {"national", "science", "foundation"}
+    assert extra_lemmas(expansions("Did she study at UNC?"), "University of North Carolina at Chapel Hill") == {"unc"}
+    assert acronyms("WHAT DID THE NTSB CITE?") == [] and acronyms("Who funded the GNNs?") == ["GNN"]
+    question = "What did the NTSB cite as a contributing factor?"
+    idf = Idf(["ntsb", "other words of a collection", "a contributing factor elsewhere", "cite"])
+    left = []
+    for text in ("The National Transportation Safety Board cites a contributing factor: diverted attention.",
+                 "The Safety Board cites a contributing factor: diverted attention."):
+        hits = (Hit(rank=1, chunk_id=1, doc="/d/report.pdf", page=1, section="", text=text, score=1.0),)
+        pieces = pieces_of(hits)
+        left.append(float(unmatched(question, hits, pieces, candidates(hits, pieces), idf).max()))
+    assert left[0] == 0.0 and left[1] > 0.4  # "ntsb" is met by its name, and left unmatched without it

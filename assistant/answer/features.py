@@ -3,7 +3,8 @@
 Features (names in `NAMES`): MiniLM cosine of the question to the candidate, to its best piece, to
 its entry header and to its section heading; IDF-weighted lemma overlap (simplemma lemmas,
 accent-free, dotted abbreviations also glued: "Ph.D." meets "PhD"; IDF from the collection's chunks)
-of the question with the candidate and with candidate + context; the plain share of question words
+of the question with the candidate and with candidate + context (an acronym meeting its spelled-out name:
+`acronyms`); the plain share of question words
 present; each of those relative to the best candidate of the question;
 search rank and score; whether the candidate holds the kind of thing asked for (`detect`); length;
 the share of its (IDF-weighted) words the question does not already say; for a question about the
@@ -42,6 +43,7 @@ from index.lexical import STOPWORDS
 from ingest.names import fold
 
 from . import asks, detect, present
+from .acronyms import expansions, extra_lemmas
 from .candidates import Candidate, Piece
 
 NAMES = (
@@ -286,7 +288,8 @@ def features(question: str, qvec: np.ndarray, hits: Sequence[Hit], pieces: Seque
     counted = frozenset(lemmas(" ".join(asks.counted(question))))
     piece_counts = [bool(counted) and detect.counts_near(t, counted) for t in ptexts]
     top_score = max((h.score for h in hits), default=1.0) or 1.0
-    piece_lem = [piece_lemmas(t) for t in ptexts]
+    forms = expansions(question)  # a passage's "United Kingdom" holds the question's "UK" (`acronyms`)
+    piece_lem = [piece_lemmas(t) | extra_lemmas(forms, t) if forms else piece_lemmas(t) for t in ptexts]
     # Words that locate a document (its owner's name, its title) are not evidence of an answer.
     where = lemmas(" ".join(located))
     loc = [lemmas(f"{h.owner or ''} {h.title or ''}") | where for h in hits]
@@ -385,7 +388,9 @@ def unmatched(question: str, hits: Sequence[Hit], pieces: Sequence[Piece], cands
     asked = {w for w in lemmas(question) - owners - typed if w not in common}
     top = math.log((idf.n + 1) / 0.5) or 1.0
     texts = [h.text for h in hits]
-    piece_lem = [piece_lemmas(flat(texts[p.hit][p.start:p.end])) for p in pieces]
+    forms = expansions(question)
+    ptexts = [flat(texts[p.hit][p.start:p.end]) for p in pieces]
+    piece_lem = [piece_lemmas(t) | extra_lemmas(forms, t) if forms else piece_lemmas(t) for t in ptexts]
     loc = [lemmas(f"{h.owner or ''} {h.title or ''} {h.section or ''}") for h in hits]
     out = np.zeros(len(cands), np.float32)
     for r, c in enumerate(cands):
