@@ -61,11 +61,6 @@ KEY_PART = 1 / 3
 # answer is often among the surest third ("Interests: analog photography", "Select research awards" beside a
 # "Research Interests" section), and the two surest still agree on "interest".
 KEY_RUN = 2
-# ... or the noun the question ends on ("interest"), when at least KEY_RUN of the column's cells come from sections
-# whose own heading holds it ("Research Interests", "Interests"): the documents label their answers with the
-# question's word, so a passage from elsewhere (a job line with "research" in it) answers another question. The
-# surest answers alone did not say so when a wrong one was among them ("Select research awards" beside "Research
-# Interests": the two agree on "research" only).
 # A column of dates that have passed: when its question does not ask about the present (`present.asks_now`), at
 # least KEY_SHARE of its filled cells give a value holding a year and fewer than half of them a period still running
 # (`present.open_range`: a folder of a lab's CVs holds PhD students beside doctors), a
@@ -120,7 +115,8 @@ def _held(cell: Cell) -> set[str]:
 def _lacks(cell: Cell, keys: Collection[str], head: str) -> str:
     """The first of `keys` that the passage of `cell` does not hold, else "" (also when the heading of the cell's
     own section holds `head`, the noun its field's question ends on: `_head`)."""
-    if _labelled(cell, head):
+    section = cell.citation.section if cell.citation is not None else ""
+    if head and section and head in lemmas(section.split(" > ")[-1]):
         return ""  # "Interests" over "- Dynamical Systems" for "What are {name}'s research interests?"
     held = _held(cell)
     return next((k for k in sorted(keys) if k not in held), "")
@@ -130,29 +126,18 @@ def key_word(field: Field, cells: Sequence[Cell], min_rows: int = COLUMN_ROWS) -
     """The word a passage answering `field` holds, by the column's own surest answers (see KEY_SHARE): a
     word of the question (not a function word, the name or the verb after it: `_topic`) held by at least KEY_SHARE of the surest third
     of `cells` (at least `min_rows` of them) or by both of the two surest (KEY_RUN), the one fewest of `cells` hold
-    when there are several; but the noun the question ends on (`_head`) when at least KEY_RUN cells come from
-    sections whose own heading holds it. ""
+    when there are several. ""
     when there is none (an e-mail address or an employer's name holds no word of its question), or fewer
     than `min_rows` filled cells with a confidence."""
     surest = [_held(c) for c in _surest(cells, min_rows)]
     if not surest:
         return ""
-    filled = [c for c in cells if c.citation is not None and c.confidence is not None]
-    held = [_held(c) for c in filled]
+    held = [_held(c) for c in cells if c.citation is not None and c.confidence is not None]
     asked = _topic(field)
     top = surest[:KEY_RUN]
     keys = [w for w in sorted(asked) if sum(w in h for h in surest) >= KEY_SHARE * len(surest)
             or all(w in h for h in top)]
-    head = _head(field)
-    if head and sum(_labelled(c, head) for c in filled) >= KEY_RUN:
-        return head  # the documents label answers with the question's own noun: "Interests", "Research Interests"
     return min(keys, key=lambda w: sum(w in h for h in held)) if keys else ""
-
-
-def _labelled(cell: Cell, head: str) -> bool:
-    """Is `cell` answered from a section whose own heading holds `head`, its question's noun ("Interests")?"""
-    section = cell.citation.section if cell.citation is not None else ""
-    return bool(head and section and head in lemmas(section.split(" > ")[-1]))
 
 
 def _surest(cells: Sequence[Cell], min_rows: int) -> list[Cell]:

@@ -339,12 +339,6 @@ def test_the_two_surest_answers_agreeing_on_a_word_make_it_the_key_word() -> Non
     assert [bool(c.citation) for c in kept] == [True, True, False, False, False, False]
     swapped = [Cell(fld.label, c.value, 0.9 if i == 2 else c.confidence, c.citation) for i, c in enumerate(cells)]
     assert key_word(fld, swapped) == "research"  # the funding line second: the two surest share "research" only
-    # ... unless the documents label two answers with the question's noun: their sections' headings say "interest"
-    labelled = [Cell(c.field, c.value, c.confidence,
-                     cite(c.value, doc=f"/d/p{i}.md", section=("Research Interests", "Profile > Interests")[i]))
-                if i < 2 else c for i, c in enumerate(swapped)]
-    assert key_word(fld, labelled) == "interest"
-    assert key_word(fld, labelled[:1] + swapped[1:]) == "research"  # one labelled answer is not enough
 
 
 def test_a_passage_under_a_heading_naming_what_is_asked_keeps_its_cell_without_the_key_word() -> None:
