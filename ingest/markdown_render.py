@@ -1,7 +1,6 @@
 """Markdown read as a renderer shows it: raw HTML tags and comments hidden (`strip_html`), template tags
 hidden (`strip_templates`), Pandoc's citations, cross-references and image markup hidden (`strip_pandoc`), a
-definition list's term and definition on one line (`join_definitions`), a heading underlined with `=` or `-`
-written with `#` as the section finder reads headings (`atx_headings`).
+definition list's term and definition on one line (`join_definitions`).
 
 Markdown lets a writer drop into HTML (`<table><tr><td>...`, `<a href="mailto:...">`, `<!-- an old entry -->`);
 a renderer shows the text between the tags and hides the tags, their attributes and the comments. Indexed
@@ -156,42 +155,4 @@ def join_definitions(text: str) -> str:
         line_start = text.rfind("\n", 0, m.start()) + 1
         if not text[line_start:m.start()].lstrip().startswith(":"):  # the line above is a term, not a definition
             out[m.start()] = " "
-    return "".join(out)
-
-
-# a setext heading's underline (CommonMark): up to three spaces, then "=" (level 1) or "-" (level 2), three or more
-_UNDERLINE = re.compile(r"^ {0,3}(={3,}|-{3,})[ \t]*$")
-# lines that are no paragraph, so no heading text: an ATX heading, a quote, a list item, a table row, a fence
-_NOT_PARAGRAPH = re.compile(r"^[ \t]*(?:#|>|[-*+][ \t]|\d{1,9}[.)][ \t]|`{3}|~{3})|\|")
-
-
-def atx_headings(text: str) -> str:
-    """`text` with each setext heading ("Research Interests" over "======", "Talks" over "-----") written as an
-    ATX heading ("# Research Interests", "## Talks"), outside code, the same length, every offset kept: the
-    underline's characters pay for the "# " and are blanked. A renderer shows both as headings; the section finder
-    (`structure.detect_sections`) reads "#" headings, and the underline left in the text was quoted in answers
-    ("======\n\nMy research focuses on ..."). Only a one-line paragraph is taken as a heading: a line of dashes under
-    a longer paragraph is, for many writers, a rule, and the heading it would make is a paragraph long."""
-    if "==" not in text and "--" not in text:
-        return text
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    code = _code_spans(text)
-    out = list(lines)
-    for i in range(1, len(lines)):
-        m = _UNDERLINE.match(lines[i].rstrip("\r\n"))
-        head = lines[i - 1].rstrip("\r\n")
-        if (m is None or not head.strip() or (i >= 2 and lines[i - 2].strip()) or len(head) > 200
-                or _NOT_PARAGRAPH.match(head) or _UNDERLINE.match(head) or out[i - 1] != lines[i - 1]
-                or any(a <= starts[i - 1] < b or a <= starts[i] < b for a, b in code)):
-            continue
-        marks = "#" if m.group(1)[0] == "=" else "##"
-        body = lines[i].rstrip("\r\n")
-        if len(body) < len(marks) + 1:
-            continue
-        out[i - 1] = f"{marks} {head.lstrip()}" + lines[i - 1][len(head):]
-        spare = len(body) - (len(marks) + 1) + (len(head) - len(head.lstrip()))
-        out[i] = " " * spare + lines[i][len(body):]
     return "".join(out)

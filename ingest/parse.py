@@ -24,7 +24,7 @@ from .errors import ParseError
 from .frontmatter import shown_lines, split_front_matter
 from .frontmatter_text import as_markdown
 from .html_parser import parse_html
-from .markdown_render import atx_headings, join_definitions, strip_html, strip_pandoc, strip_templates
+from .markdown_render import join_definitions, strip_html, strip_pandoc, strip_templates
 from .owner import decide_owner
 from .parsed import Parsed, Parser
 from .pdf_parser import parse_pdf
@@ -77,8 +77,7 @@ def parse_markdown(path: Path, data: bytes) -> Parsed:
     lines holding an e-mail or web address ("email: jroe@example.org"), which a site's template shows in the
     page's header, a paper's byline (its authors with their affiliations: `frontmatter.byline`), which its
     first page prints, and the content it holds ("Role: PhD student" at the top, its lists of jobs or degrees
-    after the body: `frontmatter_text`); raw HTML tags and comments are blanked out, and headings underlined
-    with "=" or "-" written with "#" (`markdown_render`)."""
+    after the body: `frontmatter_text`); raw HTML tags and comments are blanked out (`markdown_render`)."""
     text = decode_text(path, data)
     fm = split_front_matter(text)
     if fm.end:
@@ -87,7 +86,7 @@ def parse_markdown(path: Path, data: bytes) -> Parsed:
         if fm.sections:  # its lists and mappings, after the body (a template prints them beside it)
             body = body.rstrip("\n") + "\n\n" + as_markdown(fm.sections)
         text = head + body
-    return Parsed(text=atx_headings(join_definitions(strip_pandoc(strip_templates(strip_html(text))))), markdown=True, meta_title=fm.title, meta_author=fm.author,
+    return Parsed(text=join_definitions(strip_pandoc(strip_templates(strip_html(text)))), markdown=True, meta_title=fm.title, meta_author=fm.author,
                   descriptions=fm.descriptions)
 
 

@@ -687,29 +687,6 @@ def test_a_definition_lists_term_and_definition_are_one_line(tmp_path: Path) -> 
     assert "2014- : Associate Professor of Sociology, Some University" in load_document(path).text
 
 
-def test_a_heading_underlined_in_markdown_is_a_section_and_its_underline_no_text(tmp_path: Path) -> None:
-    """Markdown's other heading style, a line underlined with "=" or "-" (setext), is a heading to a renderer.
-    Read as text, a section whose name is not a usual one ("Work/Research experience") was no section, and the
-    underline was quoted in answers ("======\n\nMy research focuses on ..."). A line of dashes under a longer
-    paragraph, or after a blank line, and an underline inside code stay as they are."""
-    from ingest.markdown_render import atx_headings
-
-    path = tmp_path / "roe_cv.md"
-    path.write_text("Jane Roe\n========\n\nWork/Research experience\n======\n\nResearch Associate, Some University, "
-                    "2020-present\n\nSelected talks\n--------------\n\n- A talk, 2021\n\nA paragraph of two\nlines\n---\n\n"
-                    "```\nx\n===\n```\n", encoding="utf-8")
-    doc = load_document(path)
-    paths = [s.path for s in doc.sections]
-    assert paths == [("Jane Roe",), ("Work/Research experience",), ("Work/Research experience", "Selected talks")]
-    assert "=====" not in doc.text.split("```")[0] and "-----" not in doc.text
-    assert "lines\n---" in doc.text and "x\n===" in doc.text  # a rule under a longer paragraph; code
-    chunks = chunk_document(doc)
-    job = next(c for c in chunks if "Research Associate" in c.text)
-    assert job.section == "Work/Research experience" and "==" not in job.text
-    text = "Talks\n-----\n"
-    assert atx_headings(text) == "## Talks\n  \n" and len(atx_headings(text)) == len(text)
-
-
 def test_front_matter_addresses_are_text_the_rest_is_not(tmp_path: Path) -> None:
     """A site's template shows the e-mail and web address of a CV's front matter in the page's header, so those
     lines are indexed where they stand; the rest of the front matter (layout, template, bibliography files) is
