@@ -223,6 +223,7 @@ def test_a_place_is_led_with_its_campus_and_a_name_with_an_ampersand_whole():
     assert lead("University of Texas at Austin, Austin, TX\nPh.D., Government (2025)") == "University of Texas at Austin"
     assert lead('organization: "Texas A&M University",') == "Texas A&M University"
     assert lead("PhD, Harvard University, Cambridge, MA") == "Harvard University"
+    assert lead("Ph.D. Biostatistics 2016 – 2020\n\nUniversity of Florida, Gainesville FL") == "University of Florida"
     assert lead("PhD in Statistics, University of Minnesota, 1994") == "University of Minnesota"
     assert lead("University of Michigan, Department of Physics, 2019") == "University of Michigan"
 

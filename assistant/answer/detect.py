@@ -429,7 +429,7 @@ def _measures(phrase: str, question: str) -> bool:
 
 
 # an institution named "... of <Name>" and its campus after it on the same line: "at Austin", ", Los Angeles"
-_CAMPUS = re.compile(r"(?:[ \t]+at|,)[ \t]+([A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*){0,2})(?=[ \t]*(?:[,;|()*_]|$))", re.M)
+_CAMPUS = re.compile(r"(?:[ \t]+at|,)[ \t]+([A-Z][a-z][\w'’-]*(?:[ \t]+[A-Z][a-z][\w'’-]*){0,2})(?=[ \t]*(?:[,;|()*_]|$))", re.M)
 _OF_NAME = re.compile(r"\bof[ \t]+[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)?$")
 
 
@@ -437,7 +437,8 @@ def _with_campus(text: str, a: int, b: int) -> tuple[int, int]:
     """An institution's name of the form "<designator> of <Name>" ("University of California", `designated`) widened
     over the campus written after it on its line: "at Austin", ", Los Angeles", ", Berkeley" (one to three
     capitalised words, then a comma, a bracket, emphasis or the line's end), unless that names a body of its own
-    ("University of Michigan, Department of Physics"). "University of California" alone does not say which."""
+    ("University of Michigan, Department of Physics") or holds a code in capitals (", Gainesville FL": a city and
+    its state). "University of California" alone does not say which."""
     name = text[a:b]
     m = _CAMPUS.match(text, b)
     if m is None or not _OF_NAME.search(name) or not designated(name) or designated(m.group(1)):
