@@ -57,8 +57,9 @@ from dataclasses import dataclass, field
 # path on the same site ("/cv/jane-roe-cv.pdf") spells a name as a link does; a title the tagger classes as a
 # person's while labelling its words an organisation's is no evidence either way; 32: chunks: a section holding only
 # its heading goes with the section after it (no chunk is a heading alone; a line before the first heading stays
-# apart), and a block without a letter or digit ("---") is none
-INGEST_VERSION = 32
+# apart), and a block without a letter or digit ("---") is none; 33: owners: a nickname in brackets inside a name
+# ("Yuxiao (Rain) Luo") is no separator
+INGEST_VERSION = 33
 
 
 @dataclass(frozen=True)

@@ -90,11 +90,16 @@ def listed_people(line: str, max_words: int = 4) -> int:
     return most
 
 
+# a nickname in brackets between a given name and a surname ("Yuxiao (Rain) Luo"): no separator inside the name
+_NICKNAME = re.compile(r"(?<=[^\W\d_]) \([^\W\d_][\w'’.-]*\) (?=[^\W\d_])")
+
+
 def _parts(line: str) -> list[tuple[list[str], list[list[str]], int]]:
-    """Each separator-delimited part of a line: (its words, its runs of name tokens, how many of its
-    words are degrees, acronyms or digits beside a name rather than against it)."""
+    """Each separator-delimited part of a line, a nickname in brackets inside a name left out (`_NICKNAME`): (its
+    words, its runs of name tokens, how many of its words are degrees, acronyms or digits beside a name rather than
+    against it)."""
     out = []
-    for part in _SEPARATORS.split(normalise(line)):
+    for part in _SEPARATORS.split(_NICKNAME.sub(" ", normalise(line))):
         words = [w.strip("*_'\"") for w in part.split()]
         words = [w for w in words if w]
         mixed = any(not w.isupper() for w in words if _is_name_token(w))

@@ -841,6 +841,19 @@ def test_a_title_property_that_is_a_name_a_handle_spells_names_the_owner(tmp_pat
     assert load_document(other).owner is None
 
 
+def test_a_nickname_in_brackets_inside_a_name_is_no_separator(tmp_path: Path) -> None:
+    """A Hugo author page titled "Yuxiao (Rain) Luo" got no owner: brackets separate a line's parts, so the name
+    fell apart into "Yuxiao" and "Luo". A nickname in brackets between two words of a name is left out of it; a
+    bracket elsewhere still separates ("Jane Roe (PhD)")."""
+    assert line_windows("Marcel (Marc) Dunford") == [("Marcel Dunford", 1.0)]
+    assert line_windows("Jane Roe (PhD)") == [("Jane Roe", 1.0)]
+    page = author_page("Marcel (Marc) Dunford", "Postdoctoral Researcher", "marc.dunford@example.org",
+                       "Particle Physics", "## About Me\n\nI work on machine learning for physics.\n")
+    path = tmp_path / "dunford_cv.md"
+    path.write_text(page, encoding="utf-8")
+    assert load_document(path).owner == "Marcel Dunford"
+
+
 def test_a_title_the_tagger_is_unsure_of_and_a_link_to_the_cv_file_name_the_owner(tmp_path: Path) -> None:
     """Two Hugo pages that named no one (names made up here):
     - `title: Baptiste Tollien` over `tollien_cv.md` and its address: probablepeople classes the title as a person
