@@ -15,7 +15,7 @@ import pytest
 from conftest import PROFILES, REPO, SHARED, require_shared
 
 from assistant import Assistant, build_index
-from assistant.answer import asks, detect, entities, present, resolve
+from assistant.answer import asks, detect, entities, leads, present, resolve
 from assistant.answer.addresses import names_owner
 from assistant.answer.candidates import candidates, header_like, pieces_of
 from assistant.answer.evaluate import baseline_answer, is_concise, line_windows, type_of
@@ -31,7 +31,7 @@ REALDOCS = SHARED / "eval" / "realdocs"
 
 def _led(kind: str, text: str, **how: object) -> str:
     """The phrase `detect.phrase` leads with in `text`, "" when none."""
-    span = detect.phrase(kind, text, **how)  # type: ignore[arg-type]
+    span = leads.phrase(kind, text, **how)  # type: ignore[arg-type]
     return text[span[0]:span[1]] if span else ""
 
 
@@ -99,44 +99,44 @@ def test_detectors_read_question_syntax_and_text_shapes():
     assert asks.asked("In the PGO chapter, how many .profraw files are written?") == "number"
     assert asks.asked("Where, in 2019, did she work?") == "place" and asks.asked("When, exactly, did it land?") == "date"
     line = "Focusing on High Performance Computing and Machine Learning advised by Umit V. Catalyurek."
-    a, b = detect.phrase("person", line) or (0, 0)
+    a, b = leads.phrase("person", line) or (0, 0)
     assert "Catalyurek" in line[a:b]
-    a, b = detect.phrase("date", "Ph.D in Computational Science and Engineering, Aug. 2019 - PRESENT") or (0, 0)
+    a, b = leads.phrase("date", "Ph.D in Computational Science and Engineering, Aug. 2019 - PRESENT") or (0, 0)
     assert "2019" in "Ph.D in Computational Science and Engineering, Aug. 2019 - PRESENT"[a:b]
-    assert detect.phrase("number", "no digits here") is None
+    assert leads.phrase("number", "no digits here") is None
 
 
 def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence():
     # a period is led with whole, its open end too: "When was he a Creative Lead?" asks for both ends
     line = "Creative Lead, Center for History and New Media, George Mason University August 2006\u2013October 2010"
-    a, b = detect.phrase("date", line) or (0, 0)
+    a, b = leads.phrase("date", line) or (0, 0)
     assert line[a:b] == "August 2006\u2013October 2010"
     open_end = "Lecturer, Sep 2019 - Present, Department of Statistics"
-    a, b = detect.phrase("date", open_end) or (0, 0)
+    a, b = leads.phrase("date", open_end) or (0, 0)
     assert open_end[a:b] == "Sep 2019 - Present"
     # a season is part of its date, as a month is: both ends of a period of terms join
     terms = "Teaching Assistant Spring 2021 - Spring 2023, Johns Hopkins University"
-    a, b = detect.phrase("date", terms) or (0, 0)
+    a, b = leads.phrase("date", terms) or (0, 0)
     assert terms[a:b] == "Spring 2021 - Spring 2023"
     intern = "Summer 2023 ML System Research Intern, Netflix, Los Gatos, CA."
-    assert [intern[a:b] for a, b in detect._spans("date", intern, frozenset())] == ["Summer 2023"]
+    assert [intern[a:b] for a, b in detect.kind_spans("date", intern, frozenset())] == ["Summer 2023"]
     # the date parser passes over "December 2023" before "| Zurich": the year and its month are found anyway;
     # the function words it takes in at a date's ends go ("on 4 May 1980 in" is "4 May 1980")
     phd = "ETH Zurich Ph.D. in Computer Science\nFebruary 2020 \u2013 December 2023 | Zurich, Switzerland"
-    assert [phd[a:b] for a, b in detect._spans("date", phd, frozenset())] == ["February 2020 \u2013 December 2023"]
+    assert [phd[a:b] for a, b in detect.kind_spans("date", phd, frozenset())] == ["February 2020 \u2013 December 2023"]
     born = "He was born on 4 May 1980 in Paris."
-    assert [born[a:b] for a, b in detect._spans("date", born, frozenset())] == ["4 May 1980"]
+    assert [born[a:b] for a, b in detect.kind_spans("date", born, frozenset())] == ["4 May 1980"]
     # a number written out is a number; the question words decide between it and a numeral
     foia = ("NARA responds to most FOIA requests within the statutory 20 days. However, its most complex FOIA "
             "requests can take as long as eight years before NARA can begin reviewing responsive records.")
-    assert [foia[a:b] for a, b in detect._spans("number", foia, frozenset())] == ["20 days", "eight years"]
+    assert [foia[a:b] for a, b in detect.kind_spans("number", foia, frozenset())] == ["20 days", "eight years"]
     # "review" in the question meets "reviewing" in the text
-    a, b = detect.phrase("number", foia, near={"long": 1.0, "review": 2.0, "complex": 2.0}) or (0, 0)
+    a, b = leads.phrase("number", foia, near={"long": 1.0, "review": 2.0, "complex": 2.0}) or (0, 0)
     assert foia[a:b] == "eight years"
-    assert detect._spans("number", "one of the reports", frozenset()) == []  # "one" is as often a pronoun
+    assert detect.kind_spans("number", "one of the reports", frozenset()) == []  # "one" is as often a pronoun
     # a list's enumerators count nothing: "19" is no answer to "How many patients ...?"
     items = "19. Patients with any complications. 20. Patients unable to follow it. Enrollment lasts 12 months."
-    assert [items[a:b] for a, b in detect._spans("number", items, frozenset())] == ["12 months"]
+    assert [items[a:b] for a, b in detect.kind_spans("number", items, frozenset())] == ["12 months"]
     assert not detect.holds("number", "3) Patients with amyloidosis.") and detect.holds("number", "(3 patients)")
     # "How many <things>?" counts those things; "How long ...?" asks for a measure, which has a unit
     trial = "The enrollment period is 12 months. This study enrolled a total of 40 patients."
@@ -151,17 +151,17 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     degree = "Ph.D. Biostatistics 2016 – 2020\n\nUniversity of Florida, Gainesville FL"
     assert _led("place", degree, question="Where did Tyler Grimes do his PhD?") == "University of Florida"
     degree_only = "Ph.D. Biostatistics 2016 – 2020"
-    assert detect.phrase("place", degree_only, question="Where did Tyler Grimes do his PhD?") is None
+    assert leads.phrase("place", degree_only, question="Where did Tyler Grimes do his PhD?") is None
     # the question's type noun is no restatement: "Which university ...?" is answered by a university
-    a, b = detect.phrase("place", degree, question="Which university did Tyler Grimes get his PhD from?") or (0, 0)
+    a, b = leads.phrase("place", degree, question="Which university did Tyler Grimes get his PhD from?") or (0, 0)
     assert degree[a:b] == "University of Florida"
     hours = "He flew 12 months in 2019, 2,319 hours in all"
-    a, b = detect.phrase("number", hours, question="How many total flight hours did he have?") or (0, 0)
+    a, b = leads.phrase("number", hours, question="How many total flight hours did he have?") or (0, 0)
     assert hours[a:b] == "2,319 hours"  # the counted noun comes after its adjectives
-    assert detect._spans("number", "Instances: 178\nNumber of Attributes: 13", frozenset())[0] == (11, 14)  # "178": a unit is on its line
+    assert detect.kind_spans("number", "Instances: 178\nNumber of Attributes: 13", frozenset())[0] == (11, 14)  # "178": a unit is on its line
     # a scale word belongs to its numeral: "500 million pages", not "500 million" and "million pages"
     plan = "NARA plans to digitize 500 million pages by FY 2026."
-    assert [plan[a:b] for a, b in detect._spans("number", plan, frozenset())] == ["500 million pages", "2026"]
+    assert [plan[a:b] for a, b in detect.kind_spans("number", plan, frozenset())] == ["500 million pages", "2026"]
     # a capitalised run ends with its sentence; an initial, "Ph.D." or a title does not end it
     cv = ("Mentor: Cliff Wong. Benchmarked a model with Prof. Jenna Wiens. PH.D. IN ECONOMICS, Bocconi University. "
           "Visiting, Univ. of Michigan.")
@@ -172,7 +172,7 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     assert [text[a:b] for a, b in entities.runs(text)] == ["Malicious Module", "U.S. Navy Reserve"]
     # people listed together are led with together: one of two advisors is half an answer
     advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
-    a, b = detect.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)
+    a, b = leads.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)
     assert advisors[a:b] == "Prof. Jenna Wiens, Prof. David Fouhey"  # the month begins a date, not a name
     both = "Written by Jane Roe and John Doe in 2019"
     assert [both[a:b] for _k, a, b in detect.entities(both)] == ["Jane Roe", "John Doe"]
@@ -191,18 +191,18 @@ def test_a_place_of_one_word_is_led_with_when_the_collection_only_capitalises_it
     place)."""
     names = {"Princeton", "Registration", "Switzerland", "Einstein", "Stanislaw", "Ulam", "Trinity"}.__contains__
     text = "Attendees at his first seminar included Einstein. He received a PhD from Princeton in 1942."
-    a, b = detect.phrase("place", text, near={"phd": 2.0, "received": 1.0}, named=names) or (0, 0)
+    a, b = leads.phrase("place", text, near={"phd": 2.0, "received": 1.0}, named=names) or (0, 0)
     assert text[a:b] == "Princeton"  # the nearer of two; "He" opens a sentence and is no name
-    assert detect.phrase("place", "Princeton awarded it in 1942.", named=names) is None  # opens the sentence
-    assert detect.phrase("place", "The aircraft Registration: N6024M was found.", named=names) is None  # a label
-    assert detect.phrase("person", "He studied in Switzerland.", named=names) is None
-    assert detect.phrase("place", "He studied in Switzerland.", named=names,
+    assert leads.phrase("place", "Princeton awarded it in 1942.", named=names) is None  # opens the sentence
+    assert leads.phrase("place", "The aircraft Registration: N6024M was found.", named=names) is None  # a label
+    assert leads.phrase("person", "He studied in Switzerland.", named=names) is None
+    assert leads.phrase("place", "He studied in Switzerland.", named=names,
                          question="Did he study in Switzerland?") is None  # the question says it
-    assert detect.phrase("place", "He studied in Switzerland.") is None  # without the collection's word: none
-    assert detect.phrase("place", "He worked with Stanislaw Ulam on it.", named=names) is None  # a person's name
-    assert detect.phrase("place", "He was present at the Trinity test.", named=names) is None  # no preposition
+    assert leads.phrase("place", "He studied in Switzerland.") is None  # without the collection's word: none
+    assert leads.phrase("place", "He worked with Stanislaw Ulam on it.", named=names) is None  # a person's name
+    assert leads.phrase("place", "He was present at the Trinity test.", named=names) is None  # no preposition
     two = "He moved from Zurich to the Institute for Advanced Study in Princeton."
-    a, b = detect.phrase("place", two, named=names) or (0, 0)
+    a, b = leads.phrase("place", two, named=names) or (0, 0)
     assert two[a:b] == "Institute for Advanced Study"  # a run of capitalised words comes first
 
 
@@ -215,7 +215,7 @@ def test_a_place_is_led_with_its_campus_and_a_name_with_an_ampersand_whole():
     question = "Where did Jane Roe do their PhD?"
 
     def lead(text: str) -> str:
-        a, b = detect.phrase("place", text, question=question) or (0, 0)
+        a, b = leads.phrase("place", text, question=question) or (0, 0)
         return text[a:b]
 
     assert lead("- Ph.D. History, University of California, Los Angeles, March 2015") == "University of California, Los Angeles"
@@ -237,15 +237,15 @@ def test_a_sections_heading_is_no_place_to_lead_with():
     near = {"work": 1.0, "now": 1.0}
     text = "## WORK EXPERIENCE\n\n### Northwind\nDevOps Engineer | 01/2024 - Present"
     common = {"Northwind"}.__contains__
-    a, b = detect.phrase("place", text, near=near, question=question, named=common) or (0, 0)
+    a, b = leads.phrase("place", text, near=near, question=question, named=common) or (0, 0)
     assert text[a:b] == "EXPERIENCE"  # without the headings, as before
     headings = ["WORK EXPERIENCE", "Northwind"]
-    assert detect.phrase("place", text, near=near, question=question, named=common, headings=headings) is None
+    assert leads.phrase("place", text, near=near, question=question, named=common, headings=headings) is None
     text = "RESEARCH EXPERIENCE\n\n- 2021 - present, Postdoctoral Fellow, Children's Hospital of Philadelphia"
-    found = detect.phrase("place", text, near=near, question=question, named={"Philadelphia"}.__contains__,
+    found = leads.phrase("place", text, near=near, question=question, named={"Philadelphia"}.__contains__,
                           headings=["RESEARCH EXPERIENCE"])
     assert found is not None and text[found[0]:found[1]] == "Children's Hospital of Philadelphia"
-    assert detect.on_heading(text, 0, 8, ["Research Experience:"]) and not detect.on_heading(text, 40, 60, ["x"])
+    assert leads.on_heading(text, 0, 8, ["Research Experience:"]) and not leads.on_heading(text, 40, 60, ["x"])
 
 
 def test_a_place_named_by_its_designator_is_led_with_before_a_subject():
@@ -258,10 +258,10 @@ def test_a_place_named_by_its_designator_is_led_with_before_a_subject():
     assert not designated("Applied Physics") and not designated("Sociology and Demography")
     common = set().__contains__  # a collection that writes every word of both in lower case somewhere
     text = "Ph.D. in Applied Physics, Yale University (2012-2018)"
-    a, b = detect.phrase("place", text, near={"phd": 2.0}, named=common, question="Where did she do her PhD?") or (0, 0)
+    a, b = leads.phrase("place", text, near={"phd": 2.0}, named=common, question="Where did she do her PhD?") or (0, 0)
     assert text[a:b] == "Yale University"
-    assert detect.names_body("place", "Yale University", common) and not detect.names_body("place", "Applied Physics", common)
-    assert not detect.names_body("person", "Yale University", common)  # a designator says body, not person
+    assert leads.names_body("place", "Yale University", common) and not leads.names_body("place", "Applied Physics", common)
+    assert not leads.names_body("person", "Yale University", common)  # a designator says body, not person
     emphasised = "_University of Pittsburgh_ 2019-"
     assert [emphasised[x:y] for _, x, y in entities.entities(emphasised)] == ["University of Pittsburgh"]
 
@@ -272,57 +272,57 @@ def test_a_heading_in_capitals_is_no_place():
     alone on a line in capitals still is one, and so is the heading when nothing else is."""
     cv = "ACADEMIC EMPLOYMENT\n\nAssistant Professor of Political Science (August 2026– )\nUniversity of South Carolina"
     names = {"EMPLOYMENT", "Carolina"}.__contains__
-    a, b = detect.phrase("place", cv, near={"work": 2.0, "now": 2.0}, question="Where does she work now?",
+    a, b = leads.phrase("place", cv, near={"work": 2.0, "now": 2.0}, question="Where does she work now?",
                          named=names) or (0, 0)
     assert cv[a:b] == "University of South Carolina"
-    a, b = detect.phrase("place", "ACADEMIC EMPLOYMENT\nnone listed") or (0, 0)
+    a, b = leads.phrase("place", "ACADEMIC EMPLOYMENT\nnone listed") or (0, 0)
     assert (a, b) == (0, 19)  # nothing else to lead with
     refs = "REFERENCES\nJOHN SMITH\nProfessor of Physics"
-    a, b = detect.phrase("person", refs) or (0, 0)
+    a, b = leads.phrase("person", refs) or (0, 0)
     assert refs[a:b] == "JOHN SMITH"
     # nor is a role, opening on a title nameparser knows, when the employer is on the same line (the table's
     # "Current employer" cell showed "Associate Professor of Sociology"); a role alone still leads
     job = "2014- : Associate Professor of Sociology, University of Oregon"
-    a, b = detect.phrase("place", job, near={"work": 2.0, "now": 1.0}, question="Where does Jane Roe work now?") or (0, 0)
+    a, b = leads.phrase("place", job, near={"work": 2.0, "now": 1.0}, question="Where does Jane Roe work now?") or (0, 0)
     assert job[a:b] == "University of Oregon"
-    a, b = detect.phrase("place", "Associate Professor of Sociology", question="Where does she work?") or (0, 0)
+    a, b = leads.phrase("place", "Associate Professor of Sociology", question="Where does she work?") or (0, 0)
     assert (a, b) != (0, 0)
 
 
 def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     text = ("stimulating factor (GM-CSF), platelet agonists (for example, eltrombopag, TPO, interleukin-11), must "
             "have a 2-week interval between receiving growth factor support and screening assessment.")
-    spans = [text[a:b] for a, b in detect._spans("number", text, frozenset())]
+    spans = [text[a:b] for a, b in detect.kind_spans("number", text, frozenset())]
     assert spans == ["2-week"]  # "11" of interleukin-11 is part of a name, not a quantity
     two = "The pilot, age 85, was attempting to land. He reported a total flight experience of 2,319 hours."
-    assert [two[a:b] for a, b in detect._spans("number", two, frozenset())] == ["85", "2,319 hours"]
-    a, b = detect.phrase("number", two) or (0, 0)
+    assert [two[a:b] for a, b in detect.kind_spans("number", two, frozenset())] == ["85", "2,319 hours"]
+    a, b = leads.phrase("number", two) or (0, 0)
     assert two[a:b] == "85"  # no question words: the first
-    a, b = detect.phrase("number", two, near={"flight": 2.0, "experience": 2.0, "total": 1.0}) or (0, 0)
+    a, b = leads.phrase("number", two, near={"flight": 2.0, "experience": 2.0, "total": 1.0}) or (0, 0)
     assert two[a:b] == "2,319 hours"
-    a, b = detect.phrase("number", two, near={"pilot": 1.0, "age": 2.0}) or (0, 0)
+    a, b = leads.phrase("number", two, near={"pilot": 1.0, "age": 2.0}) or (0, 0)
     assert two[a:b] == "85"
     # in a list of entries, a line's words are no nearer another line's phrase ("2022" ends the line above "Masters")
     degrees = "- PhD in Electrical Engineering, Some University, 2022\n- Masters in Computer Science, Other University, 2015"
-    a, b = detect.phrase("date", degrees, near={"masters": 2.0, "computer": 1.0, "science": 1.0}) or (0, 0)
+    a, b = leads.phrase("date", degrees, near={"masters": 2.0, "computer": 1.0, "science": 1.0}) or (0, 0)
     assert degrees[a:b] == "2015"
     heads = "Some University, Boston\n- PhD in physics, 2009--2015\nOther College, Leeds\n- BA in physics, 2005--2009"
-    a, b = detect.phrase("place", heads, near={"phd": 2.0}, question="Where did she do her PhD?") or (0, 0)
+    a, b = leads.phrase("place", heads, near={"phd": 2.0}, question="Where did she do her PhD?") or (0, 0)
     assert heads[a:b] == "Some University"  # not the next entry's head for being right under the PhD's line
     # ... and an entry whose line gives no phrase of the kind is not answered by another entry's: a PhD still
     # running has no year, and the Master's line's "2020" is not it
     running = ("- PhD in Formal Methods, Some Institute, Present\n- Master's Degree in Engineering, Other School, "
                "2017 - 2020\n- Preparatory classes, Third School, 2015 - 2017")
-    assert detect.phrase("date", running, near={"phd": 2.0, "defend": 1.0}) is None
-    a, b = detect.phrase("date", running, near={"master": 2.0}) or (0, 0)
+    assert leads.phrase("date", running, near={"phd": 2.0, "defend": 1.0}) is None
+    a, b = leads.phrase("date", running, near={"master": 2.0}) or (0, 0)
     assert running[a:b] == "2017 - 2020"
     # Given the question: a number it already says is no answer, nor is a date's day or year
     crash = "On December 23, 2007, a Cessna 172 struck terrain; the pilot and 3 passengers died in 2007 weather."
     q = "How many people died in the Cessna 172 crash?"
-    a, b = detect.phrase("number", crash, near={"died": 1.0, "people": 1.0}, question=q) or (0, 0)
+    a, b = leads.phrase("number", crash, near={"died": 1.0, "people": 1.0}, question=q) or (0, 0)
     assert crash[a:b] == "3 passengers"
-    assert detect.phrase("number", "Cessna 172, 2007", question=q) is None  # nothing left to lead with
-    assert detect.phrase("number", "Cessna 172, 2007") is not None  # without the question: the first
+    assert leads.phrase("number", "Cessna 172, 2007", question=q) is None  # nothing left to lead with
+    assert leads.phrase("number", "Cessna 172, 2007") is not None  # without the question: the first
     # probablepeople's verdict must agree with its own parse ("Computer Science": a "Person" made of a
     # corporation part)
     assert entities.tag("Computer Science") == "" and entities.tag("Jenna Wiens") == "Person"
@@ -332,19 +332,19 @@ def test_the_phrase_led_with_is_the_one_nearest_the_question_words():
     line = "Assistant Professor of Political Science (August 2026)\nUniversity of South Carolina"
     asked = "Where will she start in August 2026?"
     near = {"august": 1.0, "2026": 1.0}  # as close to the title (just after it) as to the name (just before)
-    a, b = detect.phrase("place", line, near=near, question=asked) or (0, 0)
+    a, b = leads.phrase("place", line, near=near, question=asked) or (0, 0)
     assert line[a:b] == "University of South Carolina"  # a tie, but the title opens on a role ("Assistant")
-    a, b = detect.phrase("place", line, near=near, question=asked, named=idf.proper) or (0, 0)
+    a, b = leads.phrase("place", line, near=near, question=asked, named=idf.proper) or (0, 0)
     assert line[a:b] == "University of South Carolina" and not idf.proper("Science") and idf.proper("Carolina")
     # a title that restates the question ("... as an assistant professor ...") leads with nothing of it
     restated = "Where will she start as an assistant professor in August 2026?"
-    a, b = detect.phrase("place", line, near=near, question=restated) or (0, 0)
+    a, b = leads.phrase("place", line, near=near, question=restated) or (0, 0)
     assert line[a:b] == "University of South Carolina"
     # the word just after a phrase is as near as the word just before it: "History" follows "Bachelor
     # of Arts" and precedes the master's university; "Master" tips it
     cv = "Master of Arts, History, Virginia Polytechnic Institute and State University (2003)\n" \
          "Bachelor of Arts, History and Political Science, Virginia Polytechnic Institute (2001)"
-    a, b = detect.phrase("place", cv, near={"master": 2.0, "history": 2.0}) or (0, 0)
+    a, b = leads.phrase("place", cv, near={"master": 2.0, "history": 2.0}) or (0, 0)
     assert cv[a:b] == "Virginia Polytechnic Institute and State University"
     # a title opening a name (nameparser's list) does not make it a company's name
     line = "PhD student, supervised by Prof. Volker Bormuth, Laboratoire Jean Perrin"
@@ -929,7 +929,7 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
         assert not present.open_range(ended), ended
     assert present.ended("Sep. 2016 -- Aug. 2018") and present.ended("2019---2021")
     line = "PhD Linguistics   2004--2009"
-    assert detect.phrase("date", line) == (line.index("2004"), len(line))  # the whole period
+    assert leads.phrase("date", line) == (line.index("2004"), len(line))  # the whole period
     assert present.says_now("I am currently a tutor") and not present.says_now("Sep 2016 - Aug 2018")
     # "present" the adjective or noun speaks of now; the verb after a subject or an auxiliary does not
     assert present.says_now("At present she leads the lab") and present.says_now("Present position")
@@ -1352,7 +1352,7 @@ def test_how_many_or_how_much_is_no_answer_from_a_passage_without_a_number(tmp_p
     assert not detect.counts_something("- 20:09 UTC: a user registers an account")
     assert detect.counts_something("by 20:13 UTC it had uploaded 54 crates")
     timeline = "- 20:09 UTC: a user registers\n- 20:13 UTC: it uploads a crate every 2 seconds"
-    led = detect.phrase("number", timeline, question="How quickly was it uploading crates?")
+    led = leads.phrase("number", timeline, question="How quickly was it uploading crates?")
     assert led is not None and timeline[led[0]:led[1]] == "2 seconds"
     files = {"SECURITY.md": "# Security\n\n## Bug bounty\n\nThe project runs an official bug bounty program for "
                             "security researchers. The program is managed through the HackerOne platform.\n\n"
@@ -1415,7 +1415,7 @@ def test_numbers_that_point_count_nothing():
     assert not detect.has_number("2.2 Cohort selection\n\nWe defined the criteria as in [3-5].")
     assert not detect.has_number("2One update in Avida is the time an organism takes")
     text = "Following [7, 9, 10], in total 34925 unique patients met all of them."
-    span = detect.phrase("number", text, question="How many unique patients met the criteria?")
+    span = leads.phrase("number", text, question="How many unique patients met the criteria?")
     assert span is not None and text[span[0]:span[1]].startswith("34925"), span
     # a count in brackets, a heading's own number and a figure's number beside a unit still count
     assert detect.has_number("(12 patients)") and detect.has_number("Table 2 lists 40 sites")
@@ -1661,7 +1661,6 @@ def test_the_span_heads_phrase_closes_its_brackets():
 
 
 def test_the_span_heads_phrase_is_whole_words_within_a_sentence_and_of_the_kind_asked():
-    from assistant.answer import detect
     from assistant.answer.candidates import candidates, pieces_of
     from assistant.answer.extent import read_span
     from assistant.answer.reader import Reading
@@ -1687,14 +1686,14 @@ def test_the_span_heads_phrase_is_whole_words_within_a_sentence_and_of_the_kind_
     assert read(text.index("petabyte"), text.index("While on") + 8) is None  # runs over a sentence's end
     # a number phrase for "How long ...?" needs its unit; a place or a person is no date or bare number (the
     # model's "October 26, 1947" for WikiQA's "where was hillary clinton born"); a name itself is not judged
-    assert not detect.fits("number", "age 85", "How long was the private airstrip?")
-    assert detect.fits("number", "1,500-foot", "How long was the private airstrip?")
-    assert detect.fits("number", "age 85", "How old was the pilot?")
-    assert detect.fits("place", "AT&T Laboratories Cambridge", "Where were the images taken?")
-    assert not detect.fits("place", "October 26, 1947", "where was hillary clinton born")
-    assert not detect.fits("person", "1947", "Who founded the lab?")
-    assert detect.fits("place", "Chicago, Illinois", "where was hillary clinton born")
-    assert detect.fits("place", "May", "Where did he go?")  # a month's name alone may be a name
+    assert not leads.fits("number", "age 85", "How long was the private airstrip?")
+    assert leads.fits("number", "1,500-foot", "How long was the private airstrip?")
+    assert leads.fits("number", "age 85", "How old was the pilot?")
+    assert leads.fits("place", "AT&T Laboratories Cambridge", "Where were the images taken?")
+    assert not leads.fits("place", "October 26, 1947", "where was hillary clinton born")
+    assert not leads.fits("person", "1947", "Who founded the lab?")
+    assert leads.fits("place", "Chicago, Illinois", "where was hillary clinton born")
+    assert leads.fits("place", "May", "Where did he go?")  # a month's name alone may be a name
 
 
 def test_a_question_asking_for_a_year_is_refused_from_a_passage_without_one(tmp_path, embedder):
@@ -1784,7 +1783,7 @@ def test_an_acronym_of_the_question_meets_its_spelled_out_name_in_a_passage():
     from assistant.answer.acronyms import acronyms, expansions, extra_lemmas
 
     forms = expansions("Which UK university is one of the authors affiliated with?")
-    assert forms == [("UK", frozenset())]
+    assert forms == (("UK", frozenset()),)
     assert extra_lemmas(forms, "Department of Computer Science, University of Bath, BA2 7AY, United Kingdom") == {"uk"}
     assert extra_lemmas(forms, "Department of Computer Science, University of Bath") == set()
     nsf = expansions("Whose work has been funded by the National Science Foundation?")

@@ -42,20 +42,22 @@ def spelled_out(acronym: str, text: str) -> str | None:
     return m.group(0) if m else None
 
 
-def expansions(question: str) -> list[tuple[str, frozenset[str]]]:
+@lru_cache(maxsize=1024)
+def expansions(question: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """For each acronym of `question`, and each run of its capitalised words that an acronym would abbreviate
     (two words or more, function words between them allowed): (the acronym, the lemmas of its spelled-out words).
-    A passage holding either form holds the other's lemmas too (`extra_lemmas`)."""
+    A passage holding either form holds the other's lemmas too (`extra_lemmas`). Kept per question: the features
+    and the unmatched-word check both read it."""
     out: list[tuple[str, frozenset[str]]] = [(a, frozenset()) for a in acronyms(question)]
     for m in _NAME_RUN.finditer(question):
         run = m.group(0) if m.start() else m.group(0).split(None, 1)[-1]  # the question's first word is no name's
         words = [w for w in run.split() if w[0].isupper()]
         if 2 <= len(words) <= 6:
             out.append(("".join(w[0] for w in words), frozenset(lemmas(run) - STOPWORDS)))
-    return out
+    return tuple(out)
 
 
-def extra_lemmas(question_forms: list[tuple[str, frozenset[str]]], text: str) -> set[str]:
+def extra_lemmas(question_forms: tuple[tuple[str, frozenset[str]], ...], text: str) -> set[str]:
     """The lemmas `text` holds under another form (see `expansions`): an acronym of the question that `text` spells
     out gives the acronym's lemma ("uk"); a name of the question whose acronym `text` writes gives the name's
     lemmas ("national", "science", "foundation" for a passage's "NSF")."""

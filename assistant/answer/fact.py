@@ -9,7 +9,7 @@ then checks what the passage it would quote holds before quoting it:
   present one that speaks of it, a "how many" one a number; a "When ...?" question, or one stating a quantity,
   is answered from the likeliest candidate that holds what it asks, among those at least `HOLDING_SHARE` as
   likely as the best, before these checks refuse it (`_holding`);
-- the answer leads with the phrase of the kind asked for (the reading model's span, else `detect.phrase`), or
+- the answer leads with the phrase of the kind asked for (the reading model's span, else `leads.phrase`), or
   with the document's title when the question asks which document ("Which paper proposes ...?").
 """
 
@@ -25,7 +25,7 @@ import numpy as np
 from index import Hit, Store, StoredChunk
 from index.lemmas import lemma
 
-from . import Answer, asks, citation_from_hit, detect, present
+from . import Answer, asks, citation_from_hit, detect, leads, present
 from .addresses import own_address
 from .aliases import people_named, stored_aliases
 from .candidates import Candidate
@@ -103,23 +103,23 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
                                  "or how much", sure)
     cite = citation_from_hit(1, hit, start, end, score=p)
     span = read_span(r, best, start, end)  # the reading model's answer phrase, else the kind asked for
-    if span is not None and kind and not detect.fits(kind, text[span[0]:span[1]], r.question):
+    if span is not None and kind and not leads.fits(kind, text[span[0]:span[1]], r.question):
         span = None  # "age 85" for "How long was the airstrip?": not the kind of thing asked for
     idf = reader.idf(r.hits)
     # the reading model's phrase for "Where ...?" or "Who ...?" may be a subject or a title ("Applied Physics" of
     # "Ph.D. in Applied Physics, Yale University"): the passage's phrase naming a body or a person is preferred
     headings = hit.section.split(" > ") if hit.section else []
     common = (span is not None and kind in ("person", "place")
-              and not detect.names_body(kind, text[span[0]:span[1]], idf.proper))
+              and not leads.names_body(kind, text[span[0]:span[1]], idf.proper))
     if (span is None or common) and kind:
         owner = owner_tokens(hit.owner)
         words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
-        found = detect.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
+        found = leads.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
                               named=idf.proper, headings=headings)
-        if span is None or (found is not None and detect.names_body(kind, text[found[0]:found[1]], idf.proper)):
+        if span is None or (found is not None and leads.names_body(kind, text[found[0]:found[1]], idf.proper)):
             span = found
-    if (span is not None and kind == "place" and not detect.names_body(kind, text[span[0]:span[1]], idf.proper)
-            and detect.on_heading(text, *span, headings)):
+    if (span is not None and kind == "place" and not leads.names_body(kind, text[span[0]:span[1]], idf.proper)
+            and leads.on_heading(text, *span, headings)):
         span = None  # a section's heading ("Research Experience") is no place
     body = flat(text)
     fact = ""
