@@ -58,8 +58,10 @@ from dataclasses import dataclass, field
 # person's while labelling its words an organisation's is no evidence either way; 32: chunks: a section holding only
 # its heading goes with the section after it (no chunk is a heading alone; a line before the first heading stays
 # apart), and a block without a letter or digit ("---") is none; 33: owners: a nickname in brackets inside a name
-# ("Yuxiao (Rain) Luo") is no separator
-INGEST_VERSION = 33
+# ("Yuxiao (Rain) Luo") is no separator; 34: owners: front matter's name written in words before a user name
+# (`authors: [psadil]`), a number parts a link's words ("sadil-2021-nmm"), a two-letter surname spelled by a handle's
+# word ("hu_cv"), a person's name in one separated part of the format's title ("Jane Foxall - Curriculum Vitae")
+INGEST_VERSION = 34
 
 
 @dataclass(frozen=True)

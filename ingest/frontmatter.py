@@ -105,7 +105,9 @@ def _properties(data: Any, end: int) -> FrontMatter:
     if not isinstance(data, dict):
         return FrontMatter(None, None, 0)
     keys = {str(k).lower(): v for k, v in data.items()}
-    author = next((a for k in ("author", "authors", "name") if (a := _scalar(keys.get(k)))), None)
+    found = [a for k in ("author", "authors", "name") if (a := _scalar(keys.get(k)))]
+    # a name written in words before a user name ("name: Patrick Sadil" beside Hugo's "authors: [psadil]")
+    author = next((a for a in found if " " in a), found[0] if found else None)
     if author is None:
         nested = [{str(k).lower(): v for k, v in v.items()} for v in keys.values() if isinstance(v, dict)]
         author = next((a for t in nested for k in ("author", "authors") if (a := _scalar(t.get(k)))), None)

@@ -128,9 +128,12 @@ def gather(parsed: Parsed, cleaned: str, path: str | Path = "", source: str | No
         if level == 1:
             for name, alone in line_windows(heading):
                 add(name, "heading", W_PROMINENT * alone)
-            # the format's title (DOCX Title, HTML <h1>, Markdown #) is a person's name
-            if i == 0 and len(heading) <= MAX_LINE and person_evidence(normalise(heading)) > 0:
-                titles += [n for n, alone in line_windows(heading) if alone == 1.0]
+            # the format's title (DOCX Title, HTML <h1>, Markdown #) is a person's name, or one of its separated
+            # parts is ("Jane Roe - Curriculum Vitae"), as one of the title property's parts names its owner
+            if i == 0 and len(heading) <= MAX_LINE:
+                parts = line_windows(heading)
+                whole = person_evidence(normalise(heading)) > 0
+                titles += [n for n, alone in parts if alone == 1.0 and (whole or person_evidence(normalise(n)) > 0)]
     # the title property (front matter, PDF Info, HTML <title>) naming a person in one of its separated parts
     # ("cv | Frederik Roe") names its owner as a heading does; a title that is one part ("About Me") is no name,
     # unless it is a person's name whose surname a handle spells (a Hugo author page's `title: Jane Roe`)

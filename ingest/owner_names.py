@@ -262,8 +262,8 @@ def agreement(name: str, handle: str) -> float:
     if len(sur) < 2:
         return 0.0
     score = 0.0
-    if len(sur) >= 3 and sur in h:
-        score = SURNAME_AGREES
+    if len(sur) >= 3 and sur in h or sur in {_alnum(w) for w in _handle_words(handle)}:
+        score = SURNAME_AGREES  # a surname of two letters only as a word of its own ("hu_cv" for Bowei Hu)
     elif len(sur) >= 5 and sur[: max(4, len(sur) - 2)] in h:
         score = 0.6
     if any(len(g) >= 3 and re.sub(r"[^a-z]", "", g) in h for g in given):

@@ -112,4 +112,5 @@ def url_words(url: str) -> list[list[str]]:
     url = re.split(r"[?#]", url, maxsplit=1)[0]
     host, _, rest = url.partition("/")
     labels = host.split(".")[:-1]
-    return [_handle_words(seg) for seg in [*labels, *rest.split("/")] if seg]
+    # a number parts a segment's words: "sadil-2021-nmm" (a publication's slug) names no "Sadil Nmm"
+    return [_handle_words(part) for seg in [*labels, *rest.split("/")] for part in re.split(r"\d+", seg) if part]

@@ -910,3 +910,38 @@ def test_a_description_an_introduction_or_a_singular_section_names_the_owner(tmp
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
         assert load_document(path).owner == owner, (name, load_document(path).owner)
+
+
+def test_three_cv_shapes_of_public_cv_set_9_get_their_owner(tmp_path: Path) -> None:
+    """Public CV set 9's first run (names made up here):
+    - a Hugo author page with `authors: [mdunford]` (a user name) before `name: Marcel Dunford`, and a link to a
+      publication's page `.../publication/dunford-2021-nmm/`, was owned by "Dunford Nmm": the user name was read as
+      the author property, and the slug's words either side of its year as one name. A name written in words now
+      comes before a user name, and a number parts a link's words;
+    - `title: Bowei Tu` over `tu_cv.md`: a surname of two letters is spelled by a handle when it is a word of the
+      handle's own (`hu_cv` for "Hu"); inside a longer word ("tutorial") it is not;
+    - an HTML page whose `<h1>` is "Jane Roe - Curriculum Vitae" over one CV section: one of the heading's separated
+      parts is a person's name, as the title property's parts may be."""
+    page = ("---\nname: Marcel Dunford\nauthors:\n- mdunford\nrole: Postdoctoral Researcher\n---\n\n"
+            "I study perception ([paper](https://mdunford.github.io/publication/dunford-2021-nmm/)). "
+            "Write to mdunford@example.org.\n")
+    path = tmp_path / "dunford_cv.md"
+    path.write_text(page, encoding="utf-8")
+    assert load_document(path).owner == "Marcel Dunford"
+    path.write_text(page.replace("name: Marcel Dunford\n", ""), encoding="utf-8")
+    assert load_document(path).owner != "Dunford Nmm"
+    hugo = author_page("Bowei Tu", "PhD Candidate in Sociology", "office@example.org", "Organizations",
+                       "## Education\n\n- PhD in Sociology, in progress\n")
+    path = tmp_path / "tu_cv.md"
+    path.write_text(hugo, encoding="utf-8")
+    assert load_document(path).owner == "Bowei Tu"
+    other = tmp_path / "tutorial.md"  # "tu" only inside a word of the file name: no handle spells the surname
+    other.write_text(hugo, encoding="utf-8")
+    assert load_document(other).owner is None
+    html = ("<html><head><title>Jane Roe - Curriculum Vitae</title></head><body>"
+            "<h1>Jane Roe - Curriculum Vitae</h1><p>PERSONAL PROFILE</p><p>With a degree in Theatre Design, Jane "
+            "works in stage management.</p><h2>TELEVISION</h2><p>June 2007: Art Department Assistant</p>"
+            "<h2>EDUCATION</h2><p>2001-2004: BA Theatre Design, Some College</p></body></html>")
+    path = tmp_path / "roe_cv.html"
+    path.write_text(html, encoding="utf-8")
+    assert load_document(path).owner == "Jane Roe"
