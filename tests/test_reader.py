@@ -1799,3 +1799,25 @@ def test_an_acronym_of_the_question_meets_its_spelled_out_name_in_a_passage():
         pieces = pieces_of(hits)
         left.append(float(unmatched(question, hits, pieces, candidates(hits, pieces), idf).max()))
     assert left[0] == 0.0 and left[1] > 0.4  # "ntsb" is met by its name, and left unmatched without it
+
+
+def test_a_question_with_two_interrogatives_leads_with_both_phrases():
+    """"Where did he work as a Senior Researcher, and during which years?" asks for a place and a date (public CV set 4,
+    c14, was led with the employer alone). The second interrogative joined by "and" is read (`asks.also_asked`),
+    and the lead takes in the nearest phrase of its kind within a few words of the first, the one closest to the
+    question's words when there are several; a later interrogative "and" does not join opens a clause."""
+    assert asks.also_asked("Where and when did Jane Roe earn her B.S.?") == "date"
+    assert asks.also_asked("Where did she work as a Senior Researcher, and during which years?") == "date"
+    assert asks.also_asked("When did he get the prize, and who did he share it with?") == "person"
+    assert asks.also_asked("What was the pilot doing when the airplane crashed?") == ""
+    assert asks.also_asked("How many patients were enrolled and how long was the follow-up?") == ""  # one kind
+    assert asks.asked("In which years did she teach there?") == "date"
+    text = "2004 - 2015\n\nNorthwind Space Agency\nSenior Researcher\n2010 - 2013\nResearch Scientist\n2004 - 2010"
+    question = "Where did Jane Roe work as a Senior Researcher, and during which years?"
+    place = (text.index("Northwind"), text.index("Agency") + len("Agency"))
+    a, b = leads.with_second("date", text, place, question, near={"senior": 3.0, "researcher": 3.0})
+    assert text[a:b] == "Northwind Space Agency\nSenior Researcher\n2010 - 2013"
+    a, b = leads.with_second("date", text, place, question)  # without the question's words: the nearest
+    assert text[a:b] == "2004 - 2015\n\nNorthwind Space Agency"
+    far = "Northwind Space Agency" + " and a long list of other things" * 4 + " in 2013"
+    assert leads.with_second("date", far, (0, 22), question) == (0, 22)  # too far: the first phrase alone

@@ -38,7 +38,7 @@ def asked(question: str) -> str:
         if w == "when":
             return "date"
         if w in ("what", "which"):
-            return "date" if nxt in ("year", "date", "month", "day") else _shape_asked(words[i + 1:])
+            return "date" if nxt in ("year", "date", "month", "day", "years", "dates") else _shape_asked(words[i + 1:])
         if w == "how":
             return "number" if nxt and nxt not in AUX else ""
         if w in ("who", "whom", "whose"):
@@ -49,6 +49,24 @@ def asked(question: str) -> str:
 
 
 _INTERROGATIVES = frozenset(["what", "which", "how", "who", "whom", "whose", "where", "when", "why"])
+
+
+def also_asked(question: str) -> str:
+    """The kind a second question joined to the first by "and" asks for, when it differs from the first's
+    (`asked`): "Where *and when* did he earn his B.S.?", "Where and in what year was she born?", "When did he get
+    the prize, *and who* shared it?", "Where did she work, *and during which years*?" -> "date" (or "person").
+    "and" then an interrogative, or one word before it ("and *during* which years"), joins them; a later interrogative that "and" does not
+    join opens a clause ("What was he doing *when* ...?"). "" when there is none."""
+    words = [w.lower() for w in TOKENS.findall(main_clause(question))]
+    first = asked(question)
+    for i, w in enumerate(words):
+        if w != "and":
+            continue
+        j = next((k for k in (i + 1, i + 2) if k < len(words) and words[k] in _INTERROGATIVES), 0)
+        if j:
+            kind = asked(" ".join(words[j:]))
+            return kind if kind != first else ""
+    return ""
 
 
 def main_clause(question: str) -> str:

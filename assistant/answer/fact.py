@@ -121,6 +121,10 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     if (span is not None and kind == "place" and not leads.names_body(kind, text[span[0]:span[1]], idf.proper)
             and leads.on_heading(text, *span, headings)):
         span = None  # a section's heading ("Research Experience") is no place
+    if span is not None and kind and (second := asks.also_asked(r.question)):  # "Where and when ...?": both, together
+        owner = owner_tokens(hit.owner)
+        words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
+        span = leads.with_second(second, text, span, r.question, owner, {w: idf(lemma(w)) for w in words})
     body = flat(text)
     fact = ""
     if (document_named := _named_document(reader, r, hit)) is not None:

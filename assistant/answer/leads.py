@@ -132,6 +132,33 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
     return _with_coordinated(kind, text, spans, best)
 
 
+def with_second(kind: str, text: str, span: tuple[int, int], question: str,
+                exclude: frozenset[str] = frozenset(), near: dict[str, float] | None = None) -> tuple[int, int]:
+    """`span` (the phrase answering a question's first interrogative) widened over the phrase of `kind` that its
+    second asks for (`asks.also_asked`: "Where *and when* did he earn his B.S.?"), when one lies within
+    `SECOND_GAP` characters of it, is not said by the question, and the two fit in `SECOND_CHARS`: "Georgia
+    Institute of Technology, May 2013". Of several, the one `phrase` finds closest to the question's words (`near`)
+    when it is among them ("... Senior Researcher 2010 - 2013" for "Where did he work as a Senior Researcher, and
+    during which years?", not the years of the employer's line above), else the nearest. Else `span` as it was."""
+    a, b = span
+    close: dict[tuple[int, int], int] = {}
+    for x, y in kind_spans(kind, text, exclude):
+        if not (x < b and a < y or _said(text[x:y], question)) and (gap := x - b if x >= b else a - y) <= SECOND_GAP:
+            close[(x, y)] = gap
+    if not close:
+        return span
+    found = phrase(kind, text, exclude, near, question=question) if near else None
+    x, y = found if found in close else min(close, key=close.__getitem__)
+    lo, hi = min(a, x), max(b, y)
+    return (lo, hi) if hi - lo <= SECOND_CHARS else span
+
+
+# a second interrogative's phrase joins the first's lead when it lies this close (characters between them), and the two
+# with what lies between make a lead of at most SECOND_CHARS: an entry's place and its dates, on its line or the next
+SECOND_GAP = 80
+SECOND_CHARS = 120
+
+
 def _line_at(text: str, at: int, to: int | None = None) -> str:
     """The line of `text` that holds offset `at` (the lines through offset `to`, when given)."""
     end = text.find("\n", at if to is None else to)
