@@ -1821,3 +1821,22 @@ def test_a_question_with_two_interrogatives_leads_with_both_phrases():
     assert text[a:b] == "2004 - 2015\n\nNorthwind Space Agency"
     far = "Northwind Space Agency" + " and a long list of other things" * 4 + " in 2013"
     assert leads.with_second("date", far, (0, 22), question) == (0, 22)  # too far: the first phrase alone
+
+
+def test_a_body_with_a_designator_on_the_line_goes_before_a_subject_nearer_the_question():
+    """"Where did he do his PhD?" of "PhD, Cognitive Psychology, University of Massachusetts, Amherst" was led with the
+    subject, nearer the question's "PhD", in a folder that never writes "psychology" in lower case (public CV set 9);
+    "Where does she work now?" with an entry's unit. A body with an organisation's designator on the same line, one
+    of whose words the collection only capitalises, goes first; one on another line (another entry) does not, nor
+    one named only by common words ("Economics and Social Sciences", which probablepeople gives a designator)."""
+    question = "Where did Patrick Roe do their PhD?"
+    text = "- PhD, Cognitive Psychology, University of Massachusetts, Amherst, 2020"
+    named = {"Cognitive", "Psychology", "Massachusetts", "Amherst"}.__contains__
+    a, b = leads.phrase("place", text, near={"phd": 2.0}, question=question, named=named) or (0, 0)
+    assert text[a:b] == "University of Massachusetts, Amherst"
+    apart = "- PhD, Cognitive Psychology, 2020\n- BA, University of Massachusetts, Amherst, 2014"
+    a, b = leads.phrase("place", apart, near={"phd": 2.0}, question=question, named=named) or (0, 0)
+    assert apart[a:b] == "Cognitive Psychology"
+    common = "- PhD, Cognitive Psychology, Economics and Social Sciences, 2020"
+    a, b = leads.phrase("place", common, near={"phd": 2.0}, question=question, named=named) or (0, 0)
+    assert common[a:b] == "Cognitive Psychology"

@@ -129,6 +129,13 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         # does not answer it ("2020 - 2017" of the Master's line for the year of a PhD "- PhD in ..., Present");
         # a line that is no item may be the head of the entry below it ("University of Minnesota" over "- PhD, ...")
         return None
+    if kind == "place" and not designated(text[best[0]:best[1]]):
+        # a body with an organisation's designator on the same line goes before a name without one: the subject
+        # of "PhD, Cognitive Psychology, University of Massachusetts" is nearer the question's "PhD"
+        row = text.rfind("\n", 0, best[0])
+        bodies = [sp for sp in spans if text.rfind("\n", 0, sp[0]) == row and designated(text[sp[0]:sp[1]])
+                  and (named is None or any(named(w) for w in TOKENS.findall(text[sp[0]:sp[1]])))]
+        best = max(bodies, key=closeness) if bodies else best
     return _with_coordinated(kind, text, spans, best)
 
 
