@@ -1,7 +1,8 @@
 """What a question asks, read from English interrogative syntax alone: the kind of thing it asks for
 (`asked`: "when" / "what year" -> date, "how" + an adjective or adverb -> number, "who" / "whom" /
 "whose" -> person, "where" -> place or organisation, and the noun a "what" question asks for when it
-names a kind with a written shape of its own, "What is Jane Roe's email?" -> email; `addresses.SHAPED`),
+names a kind with a written shape of its own, "What is Jane Roe's email?" -> email; `addresses.SHAPED`), the
+kind a second interrogative joined by "and" asks for ("Where *and when* ...?": `also_asked`),
 the noun it names as its answer's type (`type_word`), and whether it asks for one person or every match
 (`asks_one`, `asks_who`, `is_list`, `asks_anyone`). Where a text holds such a thing is `detect`'s. No domain words.
 """

@@ -1,7 +1,8 @@
 """The phrase an answer leads with: of the passage it quotes, the verbatim phrase of the kind the question asks for
 (`detect`'s spans: a date, a number, a person, a place) closest to the question's words (`phrase`), not one the
-question already says, not a section's heading, widened over the people listed with it or a place's campus; and
-whether another reader's phrase fits the question (`fits`).
+question already says, not a section's heading, widened over the people listed with it or a place's campus, and over
+the phrase a second interrogative asks for when it lies beside it (`with_second`); and whether another reader's phrase
+fits the question (`fits`).
 """
 
 from __future__ import annotations
