@@ -925,23 +925,21 @@ def test_three_cv_shapes_of_public_cv_set_9_get_their_owner(tmp_path: Path) -> N
     page = ("---\nname: Marcel Dunford\nauthors:\n- mdunford\nrole: Postdoctoral Researcher\n---\n\n"
             "I study perception ([paper](https://mdunford.github.io/publication/dunford-2021-nmm/)). "
             "Write to mdunford@example.org.\n")
-    path = tmp_path / "dunford_cv.md"
-    path.write_text(page, encoding="utf-8")
-    assert load_document(path).owner == "Marcel Dunford"
-    path.write_text(page.replace("name: Marcel Dunford\n", ""), encoding="utf-8")
-    assert load_document(path).owner != "Dunford Nmm"
+    assert _owner(tmp_path / "dunford_cv.md", page) == "Marcel Dunford"
+    assert _owner(tmp_path / "dunford_cv.md", page.replace("name: Marcel Dunford\n", "")) != "Dunford Nmm"
     hugo = author_page("Bowei Tu", "PhD Candidate in Sociology", "office@example.org", "Organizations",
                        "## Education\n\n- PhD in Sociology, in progress\n")
-    path = tmp_path / "tu_cv.md"
-    path.write_text(hugo, encoding="utf-8")
-    assert load_document(path).owner == "Bowei Tu"
-    other = tmp_path / "tutorial.md"  # "tu" only inside a word of the file name: no handle spells the surname
-    other.write_text(hugo, encoding="utf-8")
-    assert load_document(other).owner is None
+    assert _owner(tmp_path / "tu_cv.md", hugo) == "Bowei Tu"
+    # "tu" only inside a word of the file name: no handle spells the surname
+    assert _owner(tmp_path / "tutorial.md", hugo) is None
     html = ("<html><head><title>Jane Roe - Curriculum Vitae</title></head><body>"
             "<h1>Jane Roe - Curriculum Vitae</h1><p>PERSONAL PROFILE</p><p>With a degree in Theatre Design, Jane "
             "works in stage management.</p><h2>TELEVISION</h2><p>June 2007: Art Department Assistant</p>"
             "<h2>EDUCATION</h2><p>2001-2004: BA Theatre Design, Some College</p></body></html>")
-    path = tmp_path / "roe_cv.html"
-    path.write_text(html, encoding="utf-8")
-    assert load_document(path).owner == "Jane Roe"
+    assert _owner(tmp_path / "roe_cv.html", html) == "Jane Roe"
+
+
+def _owner(path: Path, text: str) -> str | None:
+    """The owner of a document of `text` written to `path`."""
+    path.write_text(text, encoding="utf-8")
+    return load_document(path).owner
