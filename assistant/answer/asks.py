@@ -56,8 +56,9 @@ def also_asked(question: str) -> str:
     """The kind a second question joined to the first by "and" asks for, when it differs from the first's
     (`asked`): "Where *and when* did he earn his B.S.?", "Where and in what year was she born?", "When did he get
     the prize, *and who* shared it?", "Where did she work, *and during which years*?" -> "date" (or "person").
-    "and" then an interrogative, or one word before it ("and *during* which years"), joins them; a later interrogative that "and" does not
-    join opens a clause ("What was he doing *when* ...?"). "" when there is none."""
+    "and" then an interrogative, or one word before it ("and *during* which years"), joins them; a later
+    interrogative that "and" does not join opens a clause ("What was he doing *when* ...?"). "" when there is
+    none."""
     words = [w.lower() for w in TOKENS.findall(main_clause(question))]
     first = asked(question)
     for i, w in enumerate(words):
