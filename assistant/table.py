@@ -45,6 +45,10 @@ NAME = "{name}"  # where a field's question puts the person's name
 VALUE_CHARS = 120  # a cell without a lead phrase shows at most this much of its quote
 PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
+# Markdown's marks in a value: emphasis stars and backticks, an escape before them, a pair of underscores or one
+# at a word's edge (not inside "snake_case"), a setext heading's underline, a link's brackets around its text
+_MARKUP = re.compile(r"\\?[*`]+|(?<!\w)__?|__?(?!\w)|^[=-]{3,}$|(?<=\s)[=-]{3,}(?=\s)", re.M)
+_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\))?")
 Ask = Callable[[str], Answer]
 Progress = Callable[[int, int, str], None]  # (cells done, cells in all, "person: field")
 
@@ -82,6 +86,15 @@ class Cell:
             return ""
         name = os.path.basename(c.doc)
         return f"{name} p.{c.page}" if c.page is not None else f"{name} · {c.section}" if c.section else name
+
+    @property
+    def shown(self) -> str:
+        """The value as the table shows it: on one line, without the Markdown marks a CV's source writes around and
+        inside it ("*2011 – 2015*", "[Jan 2022 - Nov 2022]*", a heading's "======" underline), a link as its
+        text. `value` stays the verbatim slice of the quote (the JSON keeps it)."""
+        text = _LINK.sub(r"\1", self.value)
+        text = _MARKUP.sub("", text)
+        return " ".join(text.split()).strip()
 
     def to_dict(self) -> dict[str, Any]:
         return {"field": self.field, "value": self.value,
@@ -122,7 +135,7 @@ class Table:
         for row in self.rows:
             record = {"person": row.person}
             for cell in row.cells:
-                record[cell.field] = " ".join(cell.value.split())
+                record[cell.field] = cell.shown
                 record[f"{cell.field} source"] = cell.source
             out.append(record)
         return out
@@ -144,7 +157,7 @@ class Table:
         out = ["| person | " + " | ".join(esc(f.label) for f in self.fields) + " |",
                "|---" * (len(self.fields) + 1) + "|"]
         for row in self.rows:
-            cells = [f"{esc(c.value)} _({esc(c.source)})_" if c.citation else "–" for c in row.cells]
+            cells = [f"{esc(c.shown)} _({esc(c.source)})_" if c.citation else "–" for c in row.cells]
             out.append(f"| {esc(row.person)} | " + " | ".join(cells) + " |")
         return "\n".join(out)
 
@@ -333,7 +346,7 @@ def table_text(table: Table, width: int = 120) -> str:
     put("person", [f.label for f in table.fields])
     lines.append("-" * min(width, person_w + n * (col + 2)))
     for row in table.rows:
-        put(row.person, [c.value if c.citation else "–" for c in row.cells])
+        put(row.person, [c.shown if c.citation else "–" for c in row.cells])
     return "\n".join(lines)
 
 
@@ -348,6 +361,6 @@ def card_text(row: Row) -> str:
         sure = confidence_words(cell.confidence)
         c = cell.citation
         quote = " ".join(c.quote.split())
-        out.append(f"{cell.field}: {' '.join(cell.value.split())}" + (f"  · {sure}" if sure else ""))
+        out.append(f"{cell.field}: {cell.shown}" + (f"  · {sure}" if sure else ""))
         out.append(f"    \"{quote[:197] + '…' if len(quote) > 198 else quote}\" {where(c.doc, c.page, c.section)}")
     return "\n".join(out)

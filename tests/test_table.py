@@ -513,6 +513,27 @@ def test_json_has_everything_and_markdown_and_text_are_readable() -> None:
     assert '"mail: ada@x.org" ada.pdf · p. 2' in card
 
 
+def test_a_value_is_shown_without_the_markdown_marks_its_source_writes() -> None:
+    """A CV's source writes Markdown around and inside a value: a year in emphasis ("*2011 – 2015*"), a period in a
+    link's brackets, a heading's underline, an escaped star in an author list. The table, the CSV, the Markdown, the
+    card and the People tab show it plain; the JSON keeps the verbatim slice of the quote, which the column rules
+    read against the quote's lines."""
+    quote = "Professional Positions\n======\n* *2011 – 2015* Assistant Professor, [Some University](https://x.edu)*"
+    value = quote[quote.index("*2011"):]
+    cell = Cell("Current position", value, 0.8, cite(quote))
+    assert cell.shown == "2011 – 2015 Assistant Professor, Some University"
+    assert Cell("f", "Professional Positions\n======\n* 2023 - Present").shown == "Professional Positions 2023 - Present"
+    assert Cell("f", "O'Regan\\*, **S.C.\nAnderson**").shown == "O'Regan, S.C. Anderson"
+    assert Cell("f", "jane_roe@x.org, C++").shown == "jane_roe@x.org, C++"  # inside a word, or no mark
+    table = Table((Field("Current position", "What is {name}'s current job title?"),),
+                  (Row("Ada Roe", ("/d/ada.pdf",), (cell,)),))
+    assert table.to_records()[0]["Current position"] == cell.shown
+    assert f"| Ada Roe | {cell.shown} _(" in table.to_markdown()
+    assert f"Current position: {cell.shown}" in card_text(table.rows[0])
+    assert "2011 – 2015 Assistant" in table_text(table, 120)
+    assert table.to_dict()["rows"][0]["cells"][0]["value"] == value and value in quote
+
+
 # -- scoring ------------------------------------------------------------------------------------
 
 def test_the_scorer_counts_right_cells_empty_cells_and_exact_quotes(tmp_path: Path) -> None:

@@ -89,7 +89,7 @@ def _cell_td(cell: Cell, row: int, col: int) -> str:
     if cell.citation is None:
         why = f"Left empty: the reader's answer was {cell.note}" if cell.note else "Not stated in their documents"
         return f'<td {attrs} data-sort="" title="{esc(why)}">not stated</td>'
-    value = " ".join(cell.value.split())
+    value = cell.shown
     return (f'<td {attrs} data-sort="{esc(value.casefold())}" title="{esc(cell.source)}: click to see the quote">'
             f'{esc(_flat(value, SHOWN_CHARS))}</td>')
 
@@ -147,7 +147,7 @@ def build_view(assistant: Assistant, people: Sequence[str] | None = None, progre
 def _caption(person: str, field: Field, cell: Cell) -> str:
     sure = confidence_words(cell.confidence) if cell.citation else ""
     asked = f"Asked: “{esc(field.ask(person))}”" + (f" · confidence: {esc(sure)}" if sure else "")
-    value = f'<div class="cw-cell-answer">{esc(" ".join(cell.value.split()))}</div>' if cell.citation else ""
+    value = f'<div class="cw-cell-answer">{esc(cell.shown)}</div>' if cell.citation else ""
     return (f'<div class="cw-cell-caption"><div class="cw-cell-who">{esc(person)} · {esc(field.label)}</div>'
             f'{value}<div class="cw-small cw-muted">{asked}</div></div>')
 
