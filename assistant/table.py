@@ -33,7 +33,7 @@ from ingest import CitewiseError
 from ingest.names import names_match
 
 from .answer import Answer, Citation
-from .answer.candidates import BULLETS  # list and Markdown markers a value does not start with
+from .answer.candidates import BULLETS, MARKDOWN_LINK  # list and Markdown markers a value does not start with
 from .answer.features import without_names
 from .answer.segments import sentences
 from .people import Person
@@ -46,9 +46,8 @@ VALUE_CHARS = 120  # a cell without a lead phrase shows at most this much of its
 PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 FIELD_EXAMPLE = "\"Advisor=Who was {name}'s PhD advisor?\""
 # Markdown's marks in a value: emphasis stars and backticks, an escape before them, a pair of underscores or one
-# at a word's edge (not inside "snake_case"), a setext heading's underline, a link's brackets around its text
+# at a word's edge (not inside "snake_case"), a setext heading's underline (a link shows its text: MARKDOWN_LINK)
 _MARKUP = re.compile(r"\\?[*`]+|(?<!\w)__?|__?(?!\w)|^[=-]{3,}$|(?<=\s)[=-]{3,}(?=\s)", re.M)
-_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\))?")
 Ask = Callable[[str], Answer]
 Progress = Callable[[int, int, str], None]  # (cells done, cells in all, "person: field")
 
@@ -90,9 +89,8 @@ class Cell:
     @property
     def shown(self) -> str:
         """The value as the table shows it: on one line, without the Markdown marks a CV's source writes around and
-        inside it ("*2011 – 2015*", "[Jan 2022 - Nov 2022]*", a heading's "======" underline), a link as its
-        text. `value` stays the verbatim slice of the quote (the JSON keeps it)."""
-        text = _LINK.sub(r"\1", self.value)
+        inside it ("*2011 – 2015*", "May 2013*", a heading's "======" underline), a link as its text. `value` stays the verbatim slice of the quote (the JSON keeps it)."""
+        text = MARKDOWN_LINK.sub(r"\1", self.value)
         text = _MARKUP.sub("", text)
         return " ".join(text.split()).strip()
 

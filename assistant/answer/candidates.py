@@ -58,7 +58,7 @@ def is_item(line: str) -> bool:
     emphasis, "-2" a number."""
     t = line.lstrip()
     return bool(t) and t[0] in BULLETS and t[0] not in "#>" and (t[0] not in "-*" or t[1:2] in (" ", "\t"))
-_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a Markdown link: its text
+MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()]|\([^()]*\))*\)")  # a Markdown link: group 1 its text
 _LEADER = re.compile(r"(?:\s*[.·…]){2,}\s*[\divxlcIVXLC]*\s*$|\s+\d+\s*$")  # "Introduction ..... 3", "Methods 12"
 _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 ", "IV. ", "A. "
 
@@ -66,7 +66,7 @@ _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.|[A-Z]\.)\s+")  # "2.1 
 def echo_key(text: str) -> str:
     """`text` as a line of a table of contents would write a heading: no bullet, link syntax, leader dots,
     page number or section number; case and spacing folded."""
-    t = _LINK.sub(r"\1", text).strip().lstrip(BULLETS).strip()
+    t = MARKDOWN_LINK.sub(r"\1", text).strip().lstrip(BULLETS).strip()
     t = _NUMBERING.sub("", _LEADER.sub("", t))
     return " ".join(t.split()).casefold()
 

@@ -111,20 +111,17 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     headings = hit.section.split(" > ") if hit.section else []
     common = (span is not None and kind in ("person", "place")
               and not leads.names_body(kind, text[span[0]:span[1]], idf.proper))
+    owner = owner_tokens(hit.owner)
+    near = lambda: {w: idf(lemma(w)) for w in {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner}  # noqa: E731
     if (span is None or common) and kind:
-        owner = owner_tokens(hit.owner)
-        words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
-        found = leads.phrase(kind, text, owner, {w: idf(lemma(w)) for w in words}, question=r.question,
-                              named=idf.proper, headings=headings)
+        found = leads.phrase(kind, text, owner, near(), question=r.question, named=idf.proper, headings=headings)
         if span is None or (found is not None and leads.names_body(kind, text[found[0]:found[1]], idf.proper)):
             span = found
     if (span is not None and kind == "place" and not leads.names_body(kind, text[span[0]:span[1]], idf.proper)
             and leads.on_heading(text, *span, headings)):
         span = None  # a section's heading ("Research Experience") is no place
     if span is not None and kind and (second := asks.also_asked(r.question)):  # "Where and when ...?": both, together
-        owner = owner_tokens(hit.owner)
-        words = {w.lower() for w in re.findall(r"\w+", focus(r.question, r.hits))} - owner
-        span = leads.with_second(second, text, span, r.question, owner, {w: idf(lemma(w)) for w in words})
+        span = leads.with_second(second, text, span, r.question, owner, near())
     body = flat(text)
     fact = ""
     if (document_named := _named_document(reader, r, hit)) is not None:
