@@ -17,6 +17,7 @@ from .asks import AUX, TOKENS, type_word
 from .candidates import is_item
 from .detect import SHAPED, in_date, kind_spans
 from .entities import JOINERS, designated, is_title, kind_of, single_names
+from .present import asks_now, now_marks
 
 
 def _said(phrase: str, question: str) -> bool:
@@ -43,6 +44,12 @@ def _role(span: str) -> bool:
     """Does `span` open on a title nameparser knows, as a job title does ("Senior Lecturer", "Director of ...")?"""
     first = TOKENS.findall(span)[:1]
     return bool(first) and is_title(first[0])
+
+
+def _on_now_lines(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The `spans` on a line of `text` that speaks of the present (`present.now_marks`)."""
+    lines = {text.count("\n", 0, p) for p in now_marks(text)}
+    return [sp for sp in spans if text.count("\n", 0, sp[0]) in lines] if lines else []
 
 
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
@@ -96,6 +103,11 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         spans = [sp for sp in spans if names_body(kind, text[sp[0]:sp[1]], named)] or spans
     if kind in SHAPED and spans:
         return spans[0]  # an address stands alone: the first one
+    if question and kind in ("person", "place") and asks_now(question):
+        # a question about the present: a phrase on a line that speaks of it ("I am a postdoctoral fellow at ...",
+        # "2021 - present") goes first, so "Where does she work now?" leads with the body the present line names,
+        # not the degree heading above it
+        spans = _on_now_lines(text, spans) or spans
     if not spans or not near or len(spans) == 1:
         return _with_coordinated(kind, text, spans, spans[0]) if spans else None
     from index.lemmas import lemma
