@@ -60,8 +60,11 @@ from dataclasses import dataclass, field
 # apart), and a block without a letter or digit ("---") is none; 33: owners: a nickname in brackets inside a name
 # ("Yuxiao (Rain) Luo") is no separator; 34: owners: front matter's name written in words before a user name
 # (`authors: [psadil]`), a number parts a link's words ("sadil-2021-nmm"), a two-letter surname spelled by a handle's
-# word ("hu_cv"), a person's name in one separated part of the format's title ("Jane Foxall - Curriculum Vitae")
-INGEST_VERSION = 34
+# word ("hu_cv"), a person's name in one separated part of the format's title ("Jane Foxall - Curriculum Vitae");
+# 35: a paper's byline an HTML page keeps as metadata (Highwire `citation_author` tags, JSON-LD, Distill's JSON front
+# matter) is text; a byline's affiliations are looked up in a front matter's `institute` or `address` list too, past
+# the marks beside their index ("1,*")
+INGEST_VERSION = 35
 
 
 @dataclass(frozen=True)

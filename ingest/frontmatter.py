@@ -116,6 +116,12 @@ def _properties(data: Any, end: int) -> FrontMatter:
     return FrontMatter(_scalar(keys.get("title")), author, end, byline(keys), descriptions, top, sections)
 
 
+# where a paper's front matter lists the affiliations its authors refer to by index or id (Pandoc, Quarto: `affiliations`;
+# pandoc-scholar: `institute`; ReScience: `address`, each with a `code`)
+AFFILIATION_LISTS = ("affiliations", "affiliation", "institute", "institutes", "address", "addresses")
+MARKS = "*†‡§"  # a byline's marks beside an affiliation's index: corresponding author, equal contribution
+
+
 def byline(keys: dict[str, Any]) -> tuple[str, ...]:
     """A paper's byline from Pandoc-style front matter (JOSS, Quarto, R Markdown): a line per author of a list of
     authors written as mappings ("- name: Jane Roe / affiliation: 1"), with the names of their affiliations,
@@ -127,15 +133,18 @@ def byline(keys: dict[str, Any]) -> tuple[str, ...]:
     if not isinstance(authors, list) or not authors or not all(isinstance(a, dict) for a in authors):
         return ()
     known: dict[str, str] = {}
-    for n, aff in enumerate(keys.get("affiliations") or [], 1):
-        if isinstance(aff, dict) and (name := _scalar(aff)):
-            for ref in (aff.get("index"), aff.get("id"), aff.get("ref"), n if aff.get("index") is None else None):
+    listed = next((v for k in AFFILIATION_LISTS if isinstance(v := keys.get(k), list)), [])
+    for n, aff in enumerate(listed, 1):
+        if isinstance(aff, dict) and (name := _scalar(aff) or next(
+                (t for k in ("address", "institution", "organization") if (t := _scalar(aff.get(k)))), None)):
+            for ref in (aff.get("index"), aff.get("id"), aff.get("ref"), aff.get("code"),
+                        n if aff.get("index") is None else None):
                 if ref is not None:
                     known.setdefault(str(ref).strip(), name)
     lines = []
     for author in authors:
         fields = {str(k).lower(): v for k, v in author.items()}
-        name = _scalar(fields.get("name"))
+        name = _scalar(fields.get("name", fields.get("author")))  # Distill's front matter: {"author": ..., "affiliation": ...}
         if isinstance(fields.get("name"), dict):  # Quarto: name: {given: ..., family: ...}
             parts = {str(k).lower(): v for k, v in fields["name"].items()}
             name = _scalar(parts.get("literal")) or " ".join(
@@ -161,7 +170,8 @@ def _affiliations(value: Any, known: dict[str, str]) -> list[str]:
         name = _scalar(value)
         return [name] if name else []
     text = " ".join(str(value).split())
-    refs = [r.strip() for r in text.split(",")]
+    # "1, 2", and "1,*": a mark after an index says who is the corresponding author, not where they work
+    refs = [r for part in text.split(",") if (r := part.strip().strip(MARKS).strip())]
     if refs and all(r in known for r in refs):
         return [known[r] for r in refs]
     return [text] if text and not all(r.isdigit() for r in refs) else []

@@ -12,12 +12,13 @@ content (`frontmatter_text`) around the template's text, its template tags blank
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from .errors import ParseError
-from .frontmatter import shown_lines, split_front_matter
+from .frontmatter import byline, shown_lines, split_front_matter
 from .markdown_render import strip_templates
 from .parsed import Parsed
 
@@ -28,6 +29,40 @@ _BLOCK = frozenset(
     ["address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "ol", "p", "pre", "section", "table", "tbody", "thead", "tfoot", "tr", "ul", "br", "caption", "summary", "details"]
 )
 _HEADING = re.compile(r"^h([1-6])$")
+MAX_JSON = 200_000  # a metadata block longer than this is a page's data, not its byline
+
+
+def metadata_byline(tree: Any) -> tuple[str, ...]:
+    """A paper's byline that a page keeps as metadata and draws with a script, as `frontmatter.byline` writes it
+    ("Jane Roe (affiliation: University of Oslo)"): the Highwire Press tags journals and preprint servers write
+    for indexers (`citation_author`, each followed by its `citation_author_institution`), else the authors of a
+    JSON-LD block or of a JSON front matter (Distill's `<d-front-matter>`) written as mappings with a name. A
+    list of plain names gives none: `<meta name="author">` already says who wrote the page."""
+    authors: list[dict[str, Any]] = []
+    for node in tree.css('meta[name^="citation_author" i]'):
+        name = (node.attributes.get("name") or "").lower()
+        content = " ".join((node.attributes.get("content") or "").split())
+        if content and name == "citation_author":
+            authors.append({"name": content, "affiliation": []})
+        elif content and name in ("citation_author_institution", "citation_author_affiliation") and authors:
+            authors[-1]["affiliation"].append(content)
+    if authors and any(a["affiliation"] for a in authors):
+        return byline({"authors": authors})
+    for node in tree.css('script[type="application/ld+json" i], script[type="text/json" i]'):
+        raw = node.text() or ""
+        if len(raw) > MAX_JSON:
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        items = data if isinstance(data, list) else [data]
+        items += [x for d in items if isinstance(d, dict) and isinstance(d.get("@graph"), list) for x in d["@graph"]]
+        for item in items:
+            if isinstance(item, dict) and (lines := byline({k.lower(): v for k, v in item.items()
+                                                            if k.lower() in ("author", "authors")})):
+                return lines
+    return ()
 
 
 def parse_html(path: Path, data: bytes) -> Parsed:
@@ -54,6 +89,7 @@ def parse_html(path: Path, data: bytes) -> Parsed:
     # what the page says it is ("Personal website of Jane Roe"): evidence for the owner, never text
     descriptions = tuple(d for node in tree.css('meta[name="description" i], meta[property="og:description" i]')
                          if (d := " ".join((node.attributes.get("content") or "").split())[:200]))
+    credits = metadata_byline(tree)  # read before the scripts that hold it go
     for node in tree.css(_DROP):
         node.decompose()
     root = tree.css_first("main")
@@ -123,6 +159,10 @@ def parse_html(path: Path, data: bytes) -> Parsed:
         title = (title or "").strip(" \u2014\u2013-|:\u00b7") or fm.title or ""
         author = author or fm.author or ""
         descriptions = descriptions or fm.descriptions
+    if credits and not all(line.split(" (affiliation: ")[0] in "\n".join(lines) for line in credits):
+        # the byline the page draws from its metadata, under its first heading when it opens with one
+        at = 1 if outline and lines and lines[0] == outline[0][1] else 0
+        lines[at:at] = ["", *credits, ""]
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     meta_title = title
     if not title and outline and fm is None:
