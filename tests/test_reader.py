@@ -1307,6 +1307,15 @@ def test_a_list_question_about_one_article_is_a_fact_about_it(tmp_path, embedder
     assert "Northern Pacific Railway and the Valley Line Railroad" in a.citations[0].quote, a.answer
     _quotes_exact(assistant, a)
     store.close()
+    # a person's document beside the articles (a paper with an owner among papers) leaves it a fact about the
+    # article; in a folder mostly of people's documents, a list question asks which people
+    cvs = {f"{n.lower()}_cv.md": f"# {n} Roe\n\n{n.lower()}@example.org\n\n## Education\n\nPhD in Chemistry, University "
+           "of Tartu, 2015\n" for n in ("Jane", "Anna", "Mira")}
+    for name, few in (("one-cv", dict(list(cvs.items())[:1])), ("three-cvs", cvs)):
+        (tmp_path / name).mkdir()
+        store, _ = _indexed(tmp_path / name, embedder, {**files, **few})
+        assert len(store.owner_docs()) == len(few) and names_unowned(q, store) == (name == "one-cv"), name
+        store.close()
 
 
 def test_who_about_documents_no_person_owns_asks_for_a_name_in_their_text(tmp_path, embedder):

@@ -187,19 +187,26 @@ def names_unowned(question: str, store: Store) -> bool:
     (CVs beside reports), a "who" question keeps asking which of them match, whatever its rare words name
     (measured: applying this to the unowned documents of such a folder cost a "who" answer on realdocs).
     The same holds for a list question whose title or rare words name exactly one document ("What two
-    railroads have railyards in Fresno?"): the things listed are in its text. It still asks which documents
+    railroads have railyards in Fresno?"): the things listed are in its text, also in a folder where a few
+    documents are people's when that document is not ("What obstacles did the authors report running into while
+    reproducing Shlomi et al.'s predictions?" among papers, one of which has an owner). In a folder mostly of
+    people's documents, "Which people have a connection to Imperial College London?" still asks which people,
+    whatever report names the place. It still asks which documents
     match when it names several or none, when it asks "which of" them, or when its plural noun is what most
     documents are ("Which papers acknowledge NSF funding?" where most documents say "paper")."""
     words = tokens(question)
-    if not words or store.owner_docs():
+    if not words:
         return False
+    owned = {d for docs in store.owner_docs().values() for d in docs}
     if words[0][0].lower() in ("who", "whom", "whose"):
-        return True
+        return not owned
     noun = asks.listed_noun(question)  # (syntax first: the reader asks this of every question)
     if noun in ("", "of"):
         return False
+    if len(owned) * 2 >= document_count(store):  # a folder mostly of people's documents: "which ..." asks which people
+        return False
     named = set(titles_named(words, set(), store)[0]) | set(_by_facts(words, set(), store).docs)
-    if len(named) != 1:
+    if len(named) != 1 or named & owned:
         return False
     held, n_docs = holding(store, [k for t in terms(noun) if (k := key(t))])
     return not any(len(docs) * 2 > n_docs for docs in held.values())
