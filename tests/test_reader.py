@@ -287,6 +287,10 @@ def test_a_heading_in_capitals_is_no_place():
     assert job[a:b] == "University of Oregon"
     a, b = leads.phrase("place", "Associate Professor of Sociology", question="Where does she work?") or (0, 0)
     assert (a, b) != (0, 0)
+    # nor one ending on such a title, its head noun ("Innovation Research Associate" had led for public CV set 3)
+    entry = "Innovation Research Associate (2024 - 2025)\nUniversity of Warwick, Coventry, UK"
+    a, b = leads.phrase("place", entry, near={"work": 2.0}, question="Where did Allen Roe work?") or (0, 0)
+    assert entry[a:b].startswith("University of Warwick")
 
 
 def test_the_phrase_led_with_is_the_one_nearest_the_question_words():

@@ -41,9 +41,11 @@ def _unsaid(text: str, a: int, b: int, said: set[str]) -> tuple[int, int] | None
 
 
 def _role(span: str) -> bool:
-    """Does `span` open on a title nameparser knows, as a job title does ("Senior Lecturer", "Director of ...")?"""
-    first = TOKENS.findall(span)[:1]
-    return bool(first) and is_title(first[0])
+    """Does `span` open on a title nameparser knows, as a job title does ("Senior Lecturer", "Director of ..."), or end
+    on one, its head noun ("Machine Learning Scientist", "Innovation Research Associate": English puts a noun
+    phrase's head last)?"""
+    words = TOKENS.findall(span)
+    return bool(words) and (is_title(words[0]) or is_title(words[-1]))
 
 
 def _on_now_lines(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
