@@ -63,8 +63,9 @@ from dataclasses import dataclass, field
 # word ("hu_cv"), a person's name in one separated part of the format's title ("Jane Foxall - Curriculum Vitae");
 # 35: a paper's byline an HTML page keeps as metadata (Highwire `citation_author` tags, JSON-LD, Distill's JSON front
 # matter) is text; a byline's affiliations are looked up in a front matter's `institute` or `address` list too, past
-# the marks beside their index ("1,*")
-INGEST_VERSION = 35
+# the marks beside their index ("1,*"); 36: owners: a word glued to an "@" is an address or a handle, not the text
+# writing a name's word in lower case ("roe.boris@@example.org", an address written to fool harvesters)
+INGEST_VERSION = 36
 
 
 @dataclass(frozen=True)

@@ -239,11 +239,16 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
 _HANDLE_LABEL = re.compile(r"\[[^\]\s]+\](?=\()")
 
 
+_AT_RUN = re.compile(r"\S*@\S*")
+
+
 def _lower_words(cleaned: str) -> frozenset[str]:
-    """The words a document writes in lower case, outside e-mail addresses and links (accent-free)."""
+    """The words a document writes in lower case, outside e-mail addresses, handles and links (accent-free)."""
     # A Markdown link's one-word label is a handle ("[akhilesh-koul](https://linkedin.com/in/akhilesh-koul)"),
     # not the name's words written in lower case; nor is a link's path on the same site ("/cv/jane-roe-cv.pdf").
     prose = SITE_LINK.sub(" ", URL.sub(" ", EMAIL.sub(" ", _HANDLE_LABEL.sub(" ", cleaned))))
+    # nor is any word glued to an "@": an address written to fool harvesters ("jane.roe@@example.org"), a handle
+    prose = _AT_RUN.sub(" ", prose)
     return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
 
 

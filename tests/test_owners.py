@@ -943,3 +943,18 @@ def _owner(path: Path, text: str) -> str | None:
     """The owner of a document of `text` written to `path`."""
     path.write_text(text, encoding="utf-8")
     return load_document(path).owner
+
+
+def test_a_cv_writing_its_address_to_fool_harvesters_keeps_its_owner(tmp_path: Path) -> None:
+    """Public CV set 10's first run (names made up here): a Markdown CV under "# Boris Roe", over `roe_cv.md`, with
+    its links spelling "boris-roe", writes its address as "roe.boris@@example.org" so that harvesters miss it. The
+    address was not read as one, so its words counted as the text writing "roe" and "boris" in lower case, as a
+    thing's name is written, and the CV got no owner. A word glued to an "@" is an address or a handle, not prose;
+    a name the text does write in lower case still is no owner."""
+    cv = ("---\ntitle: \"Boris Roe's CV\"\nlayout: cv\n---\n\n# Boris Roe\n\nMaitre de Conferences, Some Museum\n\n"
+          "roe.boris@@example.org\n\n[lab page](https://lab.example.org/users/boris-roe) - [@BRoeEcology]"
+          "(https://twitter.com/BRoeEcology)\n\n## Education\n\n- 2012: PhD, University of Rennes\n\n"
+          "## Experience\n\n- 2014-present: Lecturer, Some Museum\n")
+    assert _owner(tmp_path / "roe_cv.md", cv) == "Boris Roe"
+    thing = cv.replace("## Education", "The roe of the fish is sold by boris traders.\n\n## Education")
+    assert _owner(tmp_path / "roe_cv.md", thing) is None
