@@ -64,8 +64,10 @@ from dataclasses import dataclass, field
 # 35: a paper's byline an HTML page keeps as metadata (Highwire `citation_author` tags, JSON-LD, Distill's JSON front
 # matter) is text; a byline's affiliations are looked up in a front matter's `institute` or `address` list too, past
 # the marks beside their index ("1,*"); 36: owners: a word glued to an "@" is an address or a handle, not the text
-# writing a name's word in lower case ("roe.boris@@example.org", an address written to fool harvesters)
-INGEST_VERSION = 36
+# writing a name's word in lower case ("roe.boris@@example.org", an address written to fool harvesters); 37: front
+# matter content is rendered two levels deeper (a section's dated items' lines), and a date heading lines of its own
+# stays ("label: 2019-20" over a job's lines)
+INGEST_VERSION = 37
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ PROPERTY_KEYS = frozenset({"title", "author", "authors", "name", "affiliations",
 _PATH = re.compile(r"[^\s]*[/\\][^\s]*|[^\s]+\.[A-Za-z0-9]{2,5}")  # "/cv/", "files/cv.pdf", "me.jpg"
 _LINK = re.compile(r"\bhttps?://|\bwww\.|^mailto:", re.IGNORECASE)
 _LATEX = re.compile(r"\\[A-Za-z]+")  # typesetting ("\\thepage", "\\usepackage{...}"): a PDF template's setting
-MAX_DEPTH = 4  # nesting below which nothing more is rendered
+MAX_DEPTH = 6  # nesting below which nothing more is rendered (a list and its entries are a level each)
 MAX_LINE = 600  # characters of one value
 
 
@@ -92,10 +92,11 @@ def _entry(value: Any, depth: int) -> list[str]:
         text = _text(value, in_entry=True)
         return [f"- {text}"] if text else []
     head = _ranges([t for v in value.values() if (t := _text(v, in_entry=True))])
-    # an entry of numbers, dates and settings alone ("year: 2021", "icon: envelope, icon_pack: fas") says nothing
-    if not any(re.search(r"[^\W\d_]", t) for t in head):
-        head = []
     below = [line for v in value.values() if isinstance(v, list | dict) for line in _entry(v, depth + 1) if line]
+    # an entry of numbers, dates and settings alone ("year: 2021", "icon: envelope, icon_pack: fas") says nothing;
+    # a date heading lines of its own ("label: 2019-20" over "text: [Researcher, University of Hamburg]") dates them
+    if not any(re.search(r"[^\W\d_]", t) for t in head) and not any(re.search(r"[^\W\d_]", b) for b in below):
+        head = []
     if not head:
         return below if any(re.search(r"[^\W\d_]", b) for b in below) else []
     if not below:

@@ -847,3 +847,16 @@ def test_the_content_front_matter_holds_is_text_as_its_template_prints_it(tmp_pa
     assert "email: jroe@example.org" in doc.text and "- PhD in Physics, Some University" in doc.text
     assert doc.owner == "Jane Roe" and doc.title == "Jane Roe"
     assert any(c.section == "Experience" and "Data Engineer" in c.text for c in chunk_document(doc))
+
+    # a CV kept whole as data in sections of dated items, each with a list of lines (public CV set 10): four levels
+    # of nesting down to a job's lines, and a year alone heading them
+    deep = tmp_path / "erz_cv.md"
+    deep.write_text("---\nname: Jane Roe\noccupation: Postdoc\nsections:\n  - title: Education\n    items:\n"
+                    "      - label: 2025\n        text:\n          - \"**PhD in Sociology, Some University**\"\n"
+                    "          - \"Supervisors: Ann Lee\"\n  - title: Employment\n    items:\n      - label: Since 2020\n"
+                    "        text:\n          - \"**Researcher in Sociology**\"\n          - \"Some University\"\n"
+                    "      - label: 2019-20\n        text:\n          - Research Assistant\n          - Other College\n"
+                    "---\n\nNothing else.\n", encoding="utf-8")
+    text = load_document(deep).text
+    assert "2025\n- PhD in Sociology, Some University\n- Supervisors: Ann Lee" in text, text
+    assert "Since 2020\n- Researcher in Sociology\n- Some University\n2019-20\n- Research Assistant" in text, text
