@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from ingest.names import fold
 
-LEMMA_VERSION = "1"  # bump when `lemma` / `lemmas` change: open indexes recount their chunks
+LEMMA_VERSION = "2"  # bump when `lemma` / `lemmas` / `lower_words` change: open indexes recount their chunks
 _WORD = re.compile(r"\w+")
 _COMPOUND = re.compile(r"\w+(?:\.\w+)+")
 _JOINER = re.compile(r"\.")
@@ -59,9 +59,15 @@ def glued(text: str) -> list[str]:
     return [_JOINER.sub("", m) for m in _COMPOUND.findall(text)]
 
 
+# a run of non-space characters that is an address, a handle or a path: its words are not written as words
+# ("scholar.google.co.uk/citations", "jane@example.org", "@jroe", "github.com/jroe"), so "Google" a CV writes only so
+# is still a name
+_ADDRESS = re.compile(r"\S*(?:@|://|www\.|/|\w\.[a-z]{2,}\b)\S*")
+
+
 def lower_words(text: str) -> set[str]:
-    """The words `text` writes in lower case."""
-    return {w for w in _WORD.findall(text) if w.islower()}
+    """The words `text` writes in lower case, outside addresses, handles and paths."""
+    return {w for w in _WORD.findall(_ADDRESS.sub(" ", text)) if w.islower()}
 
 
 @dataclass(frozen=True)

@@ -749,6 +749,11 @@ def test_names_a_question_spells():
     assert spelled_names("Which people know Spanish at Imperial College London?", idf.proper) == [
         "imperial college london", "spanish"]
     assert not Idf(["research and more research"]).proper("Research")
+    # an address, a handle or a path does not write its words as words: "Google" a CV names only so is still a name
+    # (public CV set 10: "Who has worked for Google?" listed a CV that never names it, the filter off)
+    links = Idf(["__Google__, Irvine, CA", "List: <https://scholar.google.co.uk/citations?hl=en>, jroe@gmail.com, "
+                 "@google, github.com/google/jax"])
+    assert links.proper("Google") and not Idf(["We google it."]).proper("Google")
     from assistant.answer.who import spells
 
     assert spells("Funded by the N.S.F.? No: by the NSF, 2019", "nsf") and not spells("a transfer student", "nsf")

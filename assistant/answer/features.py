@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from index import Embedder, Hit
-from index.lemmas import glued, lemmas
+from index.lemmas import glued, lemmas, lower_words
 from index.lexical import STOPWORDS
 from ingest.names import fold
 
@@ -86,7 +86,7 @@ class Idf:
         self.n += 1
         for w in lemmas(text):
             self.df[w] = self.df.get(w, 0) + 1
-        self.lower.update(w for w in _WORD.findall(text) if w.islower())
+        self.lower.update(lower_words(text))
 
     def __call__(self, word: str) -> float:
         return math.log((self.n + 1) / (self.df.get(word, 0) + 0.5))
