@@ -728,12 +728,11 @@ def test_a_papers_byline_from_front_matter_is_text(tmp_path: Path) -> None:
 def test_a_bylines_affiliations_from_an_address_list_past_the_corresponding_mark(tmp_path: Path) -> None:
     """ReScience and pandoc-scholar papers list their affiliations under `address` (or `institute`), each with a
     `code`, and mark the corresponding author beside the index ("1,*"): the byline names the places, not "1,*"."""
-    path = tmp_path / "replication.md"
-    path.write_text('---\nTitle: "A replication"\nAuthor:\n  - name: Jane Roe\n    affiliation: "1,*"\n'
+    text = _text_of(tmp_path / "replication.md",
+                    '---\nTitle: "A replication"\nAuthor:\n  - name: Jane Roe\n    affiliation: "1,*"\n'
                     "  - name: Jo Bloggs\n    affiliation: 2\nAddress:\n  - code: 1\n    address: Dept. of Biology, "
                     "University of Somewhere, UK\n  - code: 2\n    address: Other Institute, Paris\n---\n\n"
-                    "# Introduction\n\nWe re-ran the model.\n", encoding="utf-8")
-    text = load_document(path).text
+                    "# Introduction\n\nWe re-ran the model.\n")
     assert "Jane Roe (affiliation: Dept. of Biology, University of Somewhere, UK)\n" in text
     assert "Jo Bloggs (affiliation: Other Institute, Paris)" in text and "1,*" not in text
 
@@ -743,30 +742,35 @@ def test_an_html_papers_byline_kept_as_metadata_is_text(tmp_path: Path) -> None:
     Highwire `citation_author` tags of journals and preprint servers) gets it as text under its first heading, as
     a paper's front matter does: "Which company was the author affiliated with?" has a passage. A page whose text
     already names its authors, or whose metadata lists plain names, gets no second byline."""
-    distill = tmp_path / "article.html"
-    distill.write_text('<html><body><d-front-matter><script type="text/json">{"title": "Memory in RNNs", "authors": '
+    distill = _text_of(tmp_path / "article.html",
+                       '<html><body><d-front-matter><script type="text/json">{"title": "Memory in RNNs", "authors": '
                        '[{"author": "Jane Roe", "authorURL": "https://x.org", "affiliation": "Acme Ltd"}]}</script>'
                        "</d-front-matter><d-title><h1>Memory in RNNs</h1></d-title><d-byline></d-byline>"
-                       "<d-article><p>Recurrent units remember.</p></d-article></body></html>", encoding="utf-8")
-    assert load_document(distill).text.startswith("Memory in RNNs\n\nJane Roe (affiliation: Acme Ltd)\n\nRecurrent")
-    jsonld = tmp_path / "post.html"
-    jsonld.write_text('<html><head><script type="application/ld+json">{"@context": "https://schema.org", "@graph": '
+                       "<d-article><p>Recurrent units remember.</p></d-article></body></html>")
+    assert distill.startswith("Memory in RNNs\n\nJane Roe (affiliation: Acme Ltd)\n\nRecurrent")
+    jsonld = _text_of(tmp_path / "post.html",
+                      '<html><head><script type="application/ld+json">{"@context": "https://schema.org", "@graph": '
                       '[{"@type": "ScholarlyArticle", "author": [{"@type": "Person", "name": "Jo Bloggs", "affiliation": '
                       '{"@type": "Organization", "name": "University of Somewhere"}}]}]}</script></head><body>'
-                      "<article><h1>A study</h1><p>We measured it.</p></article></body></html>", encoding="utf-8")
-    assert "Jo Bloggs (affiliation: University of Somewhere)" in load_document(jsonld).text
-    journal = tmp_path / "journal.html"
-    journal.write_text('<html><head><meta name="citation_author" content="Roe, Jane">'
+                      "<article><h1>A study</h1><p>We measured it.</p></article></body></html>")
+    assert "Jo Bloggs (affiliation: University of Somewhere)" in jsonld
+    journal = _text_of(tmp_path / "journal.html",
+                       '<html><head><meta name="citation_author" content="Roe, Jane">'
                        '<meta name="citation_author_institution" content="Some University">'
                        '<meta name="citation_author" content="Bloggs, Jo"></head><body><main><h1>Results</h1>'
-                       "<p>Text.</p></main></body></html>", encoding="utf-8")
-    text = load_document(journal).text
-    assert "Roe, Jane (affiliation: Some University)\nBloggs, Jo\n" in text
-    shown = tmp_path / "shown.html"
-    shown.write_text('<html><head><meta name="citation_author" content="Jane Roe"><meta name="citation_author_institution"'
+                       "<p>Text.</p></main></body></html>")
+    assert "Roe, Jane (affiliation: Some University)\nBloggs, Jo\n" in journal
+    shown = _text_of(tmp_path / "shown.html",
+                     '<html><head><meta name="citation_author" content="Jane Roe"><meta name="citation_author_institution"'
                      ' content="Some University"><script type="application/ld+json">{"author": ["Jane Roe"]}</script>'
-                     "</head><body><main><h1>Results</h1><p>By Jane Roe.</p></main></body></html>", encoding="utf-8")
-    assert "affiliation" not in load_document(shown).text
+                     "</head><body><main><h1>Results</h1><p>By Jane Roe.</p></main></body></html>")
+    assert "affiliation" not in shown
+
+
+def _text_of(path: Path, content: str) -> str:
+    """The text citewise reads from a file of `content` written to `path`."""
+    path.write_text(content, encoding="utf-8")
+    return load_document(path).text
 
 
 def test_pandoc_citations_cross_references_and_image_markup_are_not_text(tmp_path: Path) -> None:
