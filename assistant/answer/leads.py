@@ -17,7 +17,6 @@ from .asks import AUX, TOKENS, type_word
 from .candidates import is_item
 from .detect import SHAPED, in_date, kind_spans
 from .entities import JOINERS, designated, is_title, kind_of, single_names
-from .present import asks_now, now_marks
 
 
 def _said(phrase: str, question: str) -> bool:
@@ -46,12 +45,6 @@ def _role(span: str) -> bool:
     phrase's head last)?"""
     words = TOKENS.findall(span)
     return bool(words) and (is_title(words[0]) or is_title(words[-1]))
-
-
-def _on_now_lines(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The `spans` on a line of `text` that speaks of the present (`present.now_marks`)."""
-    lines = {text.count("\n", 0, p) for p in now_marks(text)}
-    return [sp for sp in spans if text.count("\n", 0, sp[0]) in lines] if lines else []
 
 
 def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
@@ -105,11 +98,6 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         spans = [sp for sp in spans if names_body(kind, text[sp[0]:sp[1]], named)] or spans
     if kind in SHAPED and spans:
         return spans[0]  # an address stands alone: the first one
-    if question and kind in ("person", "place") and asks_now(question):
-        # a question about the present: a phrase on a line that speaks of it ("I am a postdoctoral fellow at ...",
-        # "2021 - present") goes first, so "Where does she work now?" leads with the body the present line names,
-        # not the degree heading above it
-        spans = _on_now_lines(text, spans) or spans
     if not spans or not near or len(spans) == 1:
         return _with_coordinated(kind, text, spans, spans[0]) if spans else None
     from index.lemmas import lemma

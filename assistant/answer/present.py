@@ -88,19 +88,12 @@ def says_now(text: str) -> bool:
     """Does `text` speak of the present: a date range still running (`open_range`), one of English's
     words for the time of speaking ("I am currently ...", a heading "Current Research"), not as part of a
     name ("... for the Current Index to Statistics"), or what someone is ("I am a ...", "Jane Roe is an ...")?"""
-    return bool(now_marks(text))
-
-
-def now_marks(text: str) -> list[int]:
-    """Where `text` speaks of the present (see `says_now`), in order: the start of each word for now, each "I am"
-    or "she is a", each "present" that is no verb, each date range still running."""
-    marks = [m.start() for m in _NOW_SAID.finditer(text) if not _in_name(text, m.start(), m.end())]
-    marks += [m.start() for m in _I_AM.finditer(text)  # "This is a ...", "It is the ..." say nothing of a person
-              if not m.group(1) or m.group(1).lower() in ("he", "she") or m.group(1).lower() not in STOPWORDS]
-    marks += [m.end() - len("present") for m in _PRESENT.finditer(text)
-              if m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - len("present"), m.end())]
-    marks += [m.start() for rx in (_OPEN_RANGE, _BLANK_END) for m in rx.finditer(text)]
-    return sorted(set(marks))
+    return (any(not _in_name(text, m.start(), m.end()) for m in _NOW_SAID.finditer(text))
+            or any(not m.group(1) or m.group(1).lower() in ("he", "she") or m.group(1).lower() not in STOPWORDS
+                   for m in _I_AM.finditer(text))  # "This is a ...", "It is the ..." say nothing of a person
+            or any(m.group(1).casefold() not in _BEFORE_VERB and not _in_name(text, m.end() - len("present"), m.end())
+                   for m in _PRESENT.finditer(text))
+            or open_range(text))
 
 
 def ended(text: str) -> bool:
