@@ -759,6 +759,7 @@ def test_names_a_question_spells():
     assert spells("Funded by the N.S.F.? No: by the NSF, 2019", "nsf") and not spells("a transfer student", "nsf")
     assert spells("Sorbonne Universite\u0301,\nParis", "sorbonne universite")  # accents and line breaks aside
     assert spells("Ph.D. in Physics", "phd") and spells("PhD, 2019", "ph.d")  # dotted abbreviations glued
+    assert spells("Code is available at https://github.com/x/y", "github")  # an address's name, not glued to its domain
 
 
 def test_a_who_line_cut_from_a_long_line_keeps_the_words_asked_about():

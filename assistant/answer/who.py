@@ -56,8 +56,10 @@ _INNER_DOT = re.compile(r"(?<=\w)\.(?=\w)")
 
 def glued(text: str) -> str:
     """`text` folded, spaced by single spaces, with dotted abbreviations glued as the lexical index
-    glues them ("Ph.D." is "phd")."""
-    return _INNER_DOT.sub("", " ".join(fold(text).split()))
+    glues them ("Ph.D." is "phd"), and as written after it: an address's name is not glued to its
+    domain ("github" in "https://github.com/x")."""
+    folded = " ".join(fold(text).split())
+    return f"{_INNER_DOT.sub('', folded)}\n{folded}"
 
 
 def holds_name(glued_text: str, name: str) -> bool:
