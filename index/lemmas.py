@@ -24,9 +24,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ingest.addresses import without_addresses
 from ingest.names import fold
 
-LEMMA_VERSION = "2"  # bump when `lemma` / `lemmas` / `lower_words` change: open indexes recount their chunks
+LEMMA_VERSION = "3"  # bump when `lemma` / `lemmas` / `lower_words` change: open indexes recount their chunks
 _WORD = re.compile(r"\w+")
 _COMPOUND = re.compile(r"\w+(?:\.\w+)+")
 _JOINER = re.compile(r"\.")
@@ -59,15 +60,9 @@ def glued(text: str) -> list[str]:
     return [_JOINER.sub("", m) for m in _COMPOUND.findall(text)]
 
 
-# a run of non-space characters that is an address, a handle or a path: its words are not written as words
-# ("scholar.google.co.uk/citations", "jane@example.org", "@jroe", "github.com/jroe"), so "Google" a CV writes only so
-# is still a name
-_ADDRESS = re.compile(r"\S*(?:@|://|www\.|/|\w\.[a-z]{2,}\b)\S*")
-
-
 def lower_words(text: str) -> set[str]:
     """The words `text` writes in lower case, outside addresses, handles and paths."""
-    return {w for w in _WORD.findall(_ADDRESS.sub(" ", text)) if w.islower()}
+    return {w for w in _WORD.findall(without_addresses(text)) if w.islower()}
 
 
 @dataclass(frozen=True)

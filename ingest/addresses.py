@@ -18,6 +18,15 @@ EMAIL = re.compile(rf"(?<![\w.+-])[\w.+-]+{_AT}[\w-]+(?:{_DOT}[\w-]+)*{_DOT}[^\W
 URL = re.compile(r"(?:\bhttps?://|\bwww\.)[^\s<>\"'()\[\]]*" + _END +
                  r"|(?<![\w@.+-])[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/(?:[^\s<>\"'()\[\]]*" + _END + r")?)?(?![\w@-])")
 _AT_SIGN = re.compile(_AT, re.IGNORECASE)
+# what is left of one once the shapes above are out: a run holding an "@" or a "/" ("jroe@@example.org" written to fool
+# harvesters, "@jroe", "github.com/jroe" cut by a line break, "/cv/roe.pdf")
+_RUN = re.compile(r"\S*[@/]\S*")
+
+
+def without_addresses(text: str) -> str:
+    """`text` with its e-mail and web addresses, handles and paths blanked: their words are not written as words
+    ("google" in "scholar.google.co.uk", "roe" in "roe.boris@@example.org")."""
+    return _RUN.sub(" ", URL.sub(" ", EMAIL.sub(" ", text)))
 _SCHEME = re.compile(r"^(?:https?://)?(?:www\.)?", re.IGNORECASE)
 
 

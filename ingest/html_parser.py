@@ -159,7 +159,8 @@ def parse_html(path: Path, data: bytes) -> Parsed:
         title = (title or "").strip(" \u2014\u2013-|:\u00b7") or fm.title or ""
         author = author or fm.author or ""
         descriptions = descriptions or fm.descriptions
-    if credits and not all(line.split(" (affiliation: ")[0] in "\n".join(lines) for line in credits):
+    shown = "\n".join(lines) if credits else ""
+    if credits and not all(line.split(" (affiliation: ")[0] in shown for line in credits):
         # the byline the page draws from its metadata, under its first heading when it opens with one
         at = 1 if outline and lines and lines[0] == outline[0][1] else 0
         lines[at:at] = ["", *credits, ""]

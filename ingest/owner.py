@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .addresses import without_addresses
 from .document import Section
 from .names import fold, names_match, split_name
 from .owner_authors import author_names, clusters
@@ -72,12 +73,7 @@ from .owner_names import (
     agreement,
     person_evidence,
 )
-from .owner_page import (
-    EMAIL,
-    SITE_LINK,
-    URL,
-    looks_personal,
-)
+from .owner_page import looks_personal
 from .parsed import Parsed
 
 __all__ = ["THRESHOLD", "MARGIN", "Candidate", "OwnerDecision", "author_counts", "decide_owner",
@@ -239,16 +235,12 @@ def decide_owner(parsed: Parsed, cleaned: str, path: str | Path = "", sections: 
 _HANDLE_LABEL = re.compile(r"\[[^\]\s]+\](?=\()")
 
 
-_AT_RUN = re.compile(r"\S*@\S*")
-
-
 def _lower_words(cleaned: str) -> frozenset[str]:
     """The words a document writes in lower case, outside e-mail addresses, handles and links (accent-free)."""
     # A Markdown link's one-word label is a handle ("[akhilesh-koul](https://linkedin.com/in/akhilesh-koul)"),
     # not the name's words written in lower case; nor is a link's path on the same site ("/cv/jane-roe-cv.pdf").
-    prose = SITE_LINK.sub(" ", URL.sub(" ", EMAIL.sub(" ", _HANDLE_LABEL.sub(" ", cleaned))))
-    # nor is any word glued to an "@": an address written to fool harvesters ("jane.roe@@example.org"), a handle
-    prose = _AT_RUN.sub(" ", prose)
+    # (an address written to fool harvesters, "jane.roe@@example.org", and a handle are no prose either)
+    prose = without_addresses(_HANDLE_LABEL.sub(" ", cleaned))
     return frozenset(fold(w) for w in re.findall(r"[^\W\d_]+", prose) if w.islower())
 
 
