@@ -1208,6 +1208,44 @@ def test_retrieve_puts_the_chunk_the_reader_would_answer_from_first(seed_assista
     assert sorted(h.chunk_id for h in ranked) == sorted(h.chunk_id for h in searched)
 
 
+def test_a_who_match_reads_a_documents_few_likeliest_passages_and_quotes_the_one_that_matches() -> None:
+    """The candidate ranker rates a "who" question's passages alike: for "Who is currently a PhD student?" a
+    CV's "I am a PhD student of statistics at ..." sentence (three windows of it) was likelier than its
+    "Role: PhD student" line, and that sentence alone did not make its owner a match. The figures are the
+    ranker's, cosines and overlaps of that real CV (public CV set 6) and of another CV's "I'm currently
+    working as a consultant" line; the packaged "who" model reads each of a document's four likeliest."""
+    from assistant.answer.candidates import Candidate
+    from assistant.answer.model import WHO_PASSAGES, doc_rows
+
+    texts = {"student.md": ["I am a PhD student of statistics at Groupe Renault. I depend on the school.",
+                            "I am a PhD student of statistics at Groupe Renault.",
+                            "I am a PhD student of statistics.", "Role: PhD student"],
+             "consultant.md": ["I'm currently working as a consultant for Data Science at a firm."]}
+    figures = {"student.md": [(0.99, 0.366, 0.451), (0.975, 0.366, 0.451), (0.963, 0.366, 0.451), (0.705, 0.649, 0.297)],
+               "consultant.md": [(0.995, 0.392, 0.429)]}
+    hits, cands, rows = [], [], []
+    for doc in ("consultant.md", "student.md"):
+        for text, fig in zip(texts[doc], figures[doc], strict=True):
+            hits.append(Hit(len(hits) + 1, f"c{len(hits)}", doc, None, "", text, 1.0, owner=doc[:-3].title()))
+            cands.append(Candidate(len(hits) - 1, 0, len(text), (), None))
+            rows.append(fig)
+    x = np.zeros((len(cands), len(NAMES)), np.float32)
+    x[:, NAMES.index("cos_piece")] = [c for _p, c, _o in rows]
+    x[:, NAMES.index("idf_overlap")] = [o for _p, _c, o in rows]
+    r = Reading("Who is currently a PhD student?", tuple(hits), (), tuple(cands), x,
+                np.array([p for p, _c, _o in rows], np.float32), np.zeros(len(cands), np.float32))
+    model = ReaderModel.load(PARAMS)
+    docs, pm, chosen = model.doc_matches(r)
+    assert docs == ["consultant.md", "student.md"] and WHO_PASSAGES == 4
+    student = docs.index("student.md")
+    assert r.text(chosen[student]) == "Role: PhD student" and pm[student] >= model.who_threshold
+    # its likeliest passage alone (what a document's match read before) does not make it one
+    _docs, xd, best = doc_features(r)
+    assert model.matches(xd)[student] < model.who_threshold and r.text(best[student]).startswith("I am a PhD")
+    _d, all_rows, owner, _c = doc_rows(r)
+    assert len(all_rows) == 5 and owner.tolist() == [0, 1, 1, 1, 1]
+
+
 def test_take_turns_puts_matched_documents_first_and_interleaves() -> None:
     from assistant.answer.who import take_turns
 

@@ -8,8 +8,8 @@
   candidate it did not read stays below every one it read;
 - answerability over `QNAMES` (`answerable`: is the question answered by any candidate at all), from
   `question_features` of the best candidate;
-- the "who" document model over `WNAMES` (`matches`: does a document's best candidate make its person a
-  match), from `doc_features`.
+- the "who" document model over `WNAMES` (`matches`: does a document's candidate make its person a
+  match; `doc_matches`: the best of its few likeliest candidates), from `doc_rows`.
 """
 
 from __future__ import annotations
@@ -93,9 +93,22 @@ class ReaderModel:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
     def matches(self, xd: np.ndarray) -> np.ndarray:
-        """For each document of a "who" question (rows of `doc_features`), the probability it matches."""
+        """For each row of `WNAMES` (`doc_rows`: a candidate of a document of a "who" question), the
+        probability that it makes its document a match."""
         z = ((xd - self.w_mean) / self.w_scale) @ self.w_coef + self.w_intercept
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def doc_matches(self, r: Reading) -> tuple[list[str], np.ndarray, list[int]]:
+        """For each document of a "who" question, the probability that it makes its person a match: the
+        best `matches` among its `WHO_PASSAGES` likeliest candidates (the candidate ranker rates a "who"
+        question's passages alike: a tutoring line as likely as the PhD line below it), and that candidate,
+        the one its answer line quotes. Returns (documents, probabilities, each one's matching candidate)."""
+        docs, rows, owner, cand = doc_rows(r)
+        if not docs:
+            return [], np.zeros(0), []
+        pm = self.matches(rows)
+        top = doc_best(pm, owner, len(docs))
+        return docs, pm[top], cand[top].tolist()
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": 1, "names": list(self.names), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
@@ -231,26 +244,49 @@ def second_features(first: np.ndarray, read: np.ndarray, margin: np.ndarray) -> 
     return np.stack([logit(first), logit(read), m], axis=1).astype(np.float32)
 
 
-def doc_features(r: Reading) -> tuple[list[str], np.ndarray, list[int]]:
-    """For a "who" question, one row of `WNAMES` per retrieved document, from its best candidate:
-    its probability, that probability minus the best document's, its question cosine and evidence
-    overlap, the document's place when documents are ordered by best probability, and its first
-    search rank. Returns (documents, rows, index of each document's best candidate)."""
-    best: dict[str, int] = {}
+WHO_PASSAGES = 4  # a document's "who" match: the best of its this many likeliest candidates (`doc_rows`)
+
+
+def doc_rows(r: Reading, k: int = WHO_PASSAGES) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """For a "who" question, rows of `WNAMES` for each retrieved document's `k` likeliest candidates:
+    each one's probability, that probability minus the best document's, its question cosine and evidence
+    overlap, the document's place when documents are ordered by best probability, and its first search
+    rank. Returns (documents, rows, each row's document number, each row's candidate index); each
+    document's rows run from its likeliest candidate down."""
+    per: dict[str, list[int]] = {}
     first: dict[str, int] = {}
-    for i, c in enumerate(r.cands):
-        d = r.hits[c.hit].doc
-        first.setdefault(d, c.hit)
-        if d not in best or r.p[i] > r.p[best[d]]:
-            best[d] = i
-    docs = sorted(best, key=lambda d: -r.p[best[d]])
+    for c in r.cands:
+        first.setdefault(r.hits[c.hit].doc, c.hit)
+        per.setdefault(r.hits[c.hit].doc, [])
+    for i in np.argsort(-r.p, kind="stable"):
+        taken = per[r.hits[r.cands[int(i)].hit].doc]
+        if len(taken) < k:
+            taken.append(int(i))
+    docs = sorted(per, key=lambda d: -r.p[per[d][0]])
     if not docs:
-        return [], np.zeros((0, len(WNAMES)), np.float32), []
-    top = float(r.p[best[docs[0]]])
+        return [], np.zeros((0, len(WNAMES)), np.float32), np.zeros(0, int), np.zeros(0, int)
+    top = float(r.p[per[docs[0]][0]])
     cos, ov = NAMES.index("cos_piece"), NAMES.index("idf_overlap")
-    rows = np.array([[r.p[best[d]], r.p[best[d]] - top, r.x[best[d], cos], r.x[best[d], ov], math.log1p(n),
-                      math.log1p(first[d])] for n, d in enumerate(docs)], np.float32)
-    return docs, rows, [best[d] for d in docs]
+    rows = [[r.p[i], r.p[i] - top, r.x[i, cos], r.x[i, ov], math.log1p(n), math.log1p(first[d])]
+            for n, d in enumerate(docs) for i in per[d]]
+    owner = [n for n, d in enumerate(docs) for _ in per[d]]
+    return docs, np.array(rows, np.float32), np.array(owner, int), np.array([i for d in docs for i in per[d]], int)
+
+
+def doc_features(r: Reading) -> tuple[list[str], np.ndarray, list[int]]:
+    """`doc_rows` of each document's likeliest candidate only: (documents, rows, that candidate's index)."""
+    docs, rows, _owner, cand = doc_rows(r, 1)
+    return docs, rows, cand.tolist()
+
+
+def doc_best(p: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+    """For each of `n` documents, the row with the highest probability `p` among its rows (`owner`: each
+    row's document number, rows grouped by document)."""
+    out = np.zeros(n, int)
+    for d in range(n):
+        rows = np.flatnonzero(owner == d)
+        out[d] = rows[int(np.argmax(p[rows]))]
+    return out
 
 
 def untrained() -> ReaderModel:

@@ -47,7 +47,7 @@ from .aliases import people_named, stored_aliases
 from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
 from .fact import answer_fact, chunks_of, named_people
 from .features import Idf, VectorCache, embedded, features, focus, unmatched
-from .model import PARAMS, READING_PARAMS, ReaderModel, doc_features, untrained
+from .model import PARAMS, READING_PARAMS, ReaderModel, untrained
 from .reread import Reread, reread, unread
 from .resolve import located, names_one_title, names_unowned
 from .who import answer_who, take_turns, top_per_doc, with_names
@@ -266,8 +266,8 @@ class Reader:
         if is_who:
             doc_p: dict[str, float] = {}
             if sure:
-                docs, xd, _ = doc_features(r)
-                doc_p = {d: float(v) for d, v in zip(docs, m.matches(xd), strict=True)}
+                docs, pm, _ = m.doc_matches(r)
+                doc_p = {d: float(v) for d, v in zip(docs, pm, strict=True)}
             return take_turns(hits, doc_p, m.who_threshold)
         kind = asks.asked(question)
         if kind in detect.SHAPED and (named := named_people(self.store, r)) and (

@@ -23,7 +23,16 @@ from typing import Any
 import numpy as np
 
 from .features import NAMES
-from .model import RNAMES, WNAMES, ReaderModel, doc_features, question_features, second_features, second_prob
+from .model import (
+    RNAMES,
+    WNAMES,
+    ReaderModel,
+    doc_best,
+    doc_rows,
+    question_features,
+    second_features,
+    second_prob,
+)
 from .reader import Reading
 from .samples import Sample, collect_files
 
@@ -126,20 +135,29 @@ def fact_threshold(samples: Sequence[Sample], probs: Sequence[np.ndarray], max_f
     return best[allowed] - 1e-6  # at most `allowed` answerable questions fall below it
 
 
-def _who_pairs(samples: Sequence[Sample], probs: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(document rows of `doc_features`, labels, question number) over the "who" questions."""
-    xs, ys, qs = [], [], []
+def _who_pairs(samples: Sequence[Sample], probs: Sequence[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Over the "who" questions: the rows of `doc_rows` (every document's likeliest candidates), each
+    row's document number (numbered across the questions), whether it is a document's likeliest candidate,
+    and per document its label and question number."""
+    xs: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    ys: list[float] = []
+    qs: list[int] = []
     for n, (s, p) in enumerate(zip(samples, probs, strict=True)):
         if not s.who or not len(p):
             continue
         listed = list(s.record.get("docs") or [])
-        docs, xd, _ = doc_features(replace(s.reading, p=p))
-        xs.append(xd)
+        docs, rows, owner, _ = doc_rows(replace(s.reading, p=p))
+        xs.append(rows)
+        owners.append(owner + len(ys))
         ys += [1.0 if any(Path(d).name.startswith(x) for x in listed) else 0.0 for d in docs]
         qs += [n] * len(docs)
     if not xs:
-        return np.zeros((0, len(WNAMES)), np.float32), np.zeros(0), np.zeros(0)
-    return np.concatenate(xs), np.array(ys), np.array(qs)
+        return np.zeros((0, len(WNAMES)), np.float32), np.zeros(0, int), np.zeros(0, bool), np.zeros(0), np.zeros(0)
+    owner = np.concatenate(owners)
+    first = np.r_[True, owner[1:] != owner[:-1]]  # each document's rows start with its likeliest candidate's
+    return np.concatenate(xs), owner, first, np.array(ys), np.array(qs)
 
 
 Second = tuple[np.ndarray, np.ndarray, np.ndarray, float]
@@ -208,7 +226,9 @@ def second_stage(samples: Sequence[Sample], firsts: Sequence[np.ndarray], folds:
 
 def fit_who(samples: Sequence[Sample], probs: Sequence[np.ndarray], beta: float = 2.0,
             folds: int = 5) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, float], float, dict[str, Any]]:
-    """The "who" document model (logistic regression over `WNAMES`) and its threshold.
+    """The "who" document model (logistic regression over `WNAMES`, fitted on each document's best
+    candidate) and its threshold on a document's probability (`ReaderModel.doc_matches`: the best of its
+    likeliest candidates).
 
     The threshold maximises F-beta over (question, document) pairs, from probabilities out of fold
     (folds group the questions). beta = 2 weighs a missed person four times a wrong one: a "who"
@@ -216,16 +236,21 @@ def fit_who(samples: Sequence[Sample], probs: Sequence[np.ndarray], beta: float 
     """
     from sklearn.model_selection import GroupKFold
 
-    x, y, q = _who_pairs(samples, probs)
+    rows, owner, first, y, q = _who_pairs(samples, probs)
     if not len(y) or y.min() == y.max():
         n = len(WNAMES)
         return (np.zeros(n, np.float32), np.ones(n, np.float32), np.eye(n, dtype=np.float32)[0] * 4, -2.0), 0.5, {}
+    x = rows[first]  # the model is fitted on each document's best candidate (one row per document)
     oof = np.zeros(len(y))
     for tr, te in GroupKFold(n_splits=min(folds, len(set(q)))).split(x, y, groups=q):
+        held = np.isin(owner, te)
         if y[tr].min() == y[tr].max():
             oof[te] = y[tr].mean()
             continue
-        oof[te] = _prob(x[te], *_fit(x[tr], y[tr], 1.0))
+        # a document's probability is its best row's, as `ReaderModel.doc_matches` takes it
+        p = np.zeros(len(rows))
+        p[held] = _prob(rows[held], *_fit(x[tr], y[tr], 1.0))
+        oof[te] = p[doc_best(p, owner, len(y))][te]
     b2 = beta * beta
     scores = []
     for t in sorted(set(oof.tolist())):

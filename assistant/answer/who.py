@@ -32,7 +32,6 @@ from . import Answer, Citation, PersonAnswer, citation_from_hit
 from .entities import runs
 from .extent import short
 from .features import flat
-from .model import doc_features
 
 if TYPE_CHECKING:
     from .reader import Reader, Reading
@@ -210,9 +209,8 @@ def answer_who(reader: Reader, r: Reading, people: Sequence[Person]) -> Answer:
     """A "who" question's answer: every person whose document the fitted "who" model matches (when the
     answerability model says anyone does), likeliest first, each on one line with one quote, and a coverage
     note; an abstention naming how many were searched when no one matches."""
-    docs, xd, best = doc_features(r)
     m = r.model or reader.model
-    pm = m.matches(xd) if docs else np.zeros(0)
+    docs, pm, best = m.doc_matches(r)
     # Does anyone match at all? The answerability model, over the best candidate of every person:
     # the "who" model ranks documents against each other, so the best one always looks likely.
     anyone = m.answerable(r.p, r.x, r.unmatched, r.read)
