@@ -68,7 +68,10 @@ from dataclasses import dataclass, field
 # matter content is rendered two levels deeper (a section's dated items' lines), and a date heading lines of its own
 # stays ("label: 2019-20" over a job's lines); 38: owners: the words a document writes in lower case are read outside
 # addresses as `addresses.without_addresses` finds them (the index's lemma counts read the same)
-INGEST_VERSION = 38
+# 39: a "$" opens TeX math only before a character and closes it only after one, with no digit next (Pandoc's
+# rule): two prices on a line keep their dollar signs; a table's rows are one block, kept whole in a chunk up to
+# twice the chunk size (`chunk.TABLE_CHUNK`)
+INGEST_VERSION = 39
 
 
 @dataclass(frozen=True)
