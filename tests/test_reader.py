@@ -1246,6 +1246,27 @@ def test_a_who_match_reads_a_documents_few_likeliest_passages_and_quotes_the_one
     assert len(all_rows) == 5 and owner.tolist() == [0, 1, 1, 1, 1]
 
 
+def test_a_table_rows_candidates_read_the_header_row_as_their_header() -> None:
+    """A row of numbers ("| FY2023 | 716 | 186 (26.0%) |") answers a question only by the names its table's first row
+    gives the columns ("Number of Applications Selected for Funding"), however many rows lie between; a line of text
+    with bars written as text ("Google \\| Sept 2017") is no table."""
+    header = "| Fiscal Year | Number of Applications Selected for Funding | Number and Percentage Obligated |"
+    rows = [f"| FY{2020 + i} | {380 + i} | {353 - i} ({90 - i}.0%) |" for i in range(8)]
+    text = "Table 1. Obligations\n\n" + "\n".join([header, *rows]) + "\n\nThe program ended in 2025."
+    hits = [Hit(1, "c1", "report.md", None, "", text, 1.0), Hit(2, "c2", "cv.md", None, "",
+            "### Google \\| Sept 2017 - June 2021\nSenior Software Engineer \\| Identity \\| SRE", 0.5)]
+    pieces = pieces_of(hits)
+    cands = candidates(hits, pieces)
+    row = next(c for c in cands if text[c.start:c.end] == rows[6])
+    assert row.header is not None and text[pieces[row.header].start:pieces[row.header].end] == header
+    first = next(c for c in cands if text[c.start:c.end] == header)
+    assert first.header is None or text[pieces[first.header].start:pieces[first.header].end] != header
+    prose = next(c for c in cands if text[c.start:c.end] == "The program ended in 2025.")
+    assert prose.header is None or pieces[prose.header].line != pieces[row.header].line
+    job = next(c for c in cands if c.hit == 1 and hits[1].text[c.start:c.end].startswith("Senior Software"))
+    assert job.header is not None and hits[1].text[pieces[job.header].start:].startswith("### Google")
+
+
 def test_take_turns_puts_matched_documents_first_and_interleaves() -> None:
     from assistant.answer.who import take_turns
 

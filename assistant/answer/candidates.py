@@ -89,6 +89,46 @@ def navigation(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Can
     return out
 
 
+_BAR = re.compile(r"(?<!\\)\|")  # a table's cell separator; "\|" is a bar written as text
+
+
+def table_heads(text: str, pieces: Sequence[Piece], ids: Sequence[int]) -> dict[int, int]:
+    """For each piece (of `ids`, one chunk's pieces in order) on a row of a table below its first row, that
+    first row's first piece: a table is a run of consecutive lines that each hold two bars or more (a
+    Markdown pipe table, or an HTML table's cells joined by " | "), and its first row names the columns,
+    which a row's cells ("| FY2023 | 716 | 186 (26.0%) |") never repeat."""
+    spans: dict[int, list[int]] = {}
+    for j in ids:
+        span = spans.setdefault(pieces[j].line, [pieces[j].start, pieces[j].end])
+        span[1] = pieces[j].end
+    row = {n: len(_BAR.findall(text[a:b])) >= 2 for n, (a, b) in spans.items()}
+    first_piece: dict[int, int] = {}
+    for j in ids:
+        first_piece.setdefault(pieces[j].line, j)
+    out: dict[int, int] = {}
+    for j in ids:
+        n = pieces[j].line
+        top = n
+        while row.get(top) and row.get(top - 1):
+            top -= 1
+        if row.get(n) and top < n:
+            out[j] = first_piece[top]
+    return out
+
+
+def column_names(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate]) -> list[bool]:
+    """For each candidate: is it a table's first row alone (`table_heads`), the names of columns whose values the
+    rows below give? It restates what a question about them asks ("Number of Applications Selected for Funding")
+    and answers nothing; the row that holds the value does, with it as its header."""
+    heads: set[tuple[int, int]] = set()  # (hit, line) of each table's first row
+    by_hit: dict[int, list[int]] = {}
+    for j, p in enumerate(pieces):
+        by_hit.setdefault(p.hit, []).append(j)
+    for i, ids in by_hit.items():
+        heads |= {(i, pieces[h].line) for h in table_heads(hits[i].text, pieces, ids).values()}
+    return [bool(heads) and all((c.hit, pieces[j].line) in heads for j in c.pieces) for c in cands]
+
+
 def candidates(hits: Sequence[Hit], pieces: Sequence[Piece], limit: int = LIMIT, max_pieces: int = 3,
                header_reach: int = 6) -> list[Candidate]:
     out: list[Candidate] = []
@@ -97,9 +137,12 @@ def candidates(hits: Sequence[Hit], pieces: Sequence[Piece], limit: int = LIMIT,
         by_hit.setdefault(p.hit, []).append(j)
     for i, ids in by_hit.items():
         text = hits[i].text
+        heads = table_heads(text, pieces, ids)
         for k, j in enumerate(ids):
-            header = None
+            header = heads.get(j)
             for back in range(k - 1, max(-1, k - 1 - header_reach), -1):
+                if header is not None:
+                    break
                 p = pieces[ids[back]]
                 if p.line != pieces[j].line and header_like(text[p.start:p.end]):
                     header = ids[back]

@@ -44,7 +44,7 @@ from ..people import Person, group_people
 from . import Answer, Citation, asks, citation_from_hit, detect
 from .addresses import own_address
 from .aliases import people_named, stored_aliases
-from .candidates import Candidate, Piece, candidates, echo_key, navigation, pieces_of
+from .candidates import Candidate, Piece, candidates, column_names, echo_key, navigation, pieces_of
 from .fact import answer_fact, chunks_of, named_people
 from .features import Idf, VectorCache, embedded, features, focus, unmatched
 from .model import PARAMS, READING_PARAMS, ReaderModel, untrained
@@ -195,8 +195,10 @@ class Reader:
         hits, pieces, cands = r.hits, r.pieces, r.cands
         first = model.prob(r.x) if len(cands) else np.zeros(0, np.float32)
         if len(cands):
-            nav = np.array(navigation(hits, pieces, cands, self._headings), bool)
-            if nav.any() and not nav.all():  # a table of contents answers nothing: the other candidates decide
+            nav = np.array(navigation(hits, pieces, cands, self._headings), bool) | np.array(
+                column_names(hits, pieces, cands), bool)
+            if nav.any() and not nav.all():  # a table of contents, or a table's column names, answers nothing: the
+                # other candidates decide
                 first = np.where(nav, 0.0, first).astype(np.float32)
         rr = reread(self.reading if reads else None, r.question, hits, cands, first, self.read_top, per_doc=who,
                     located=r.located) if len(cands) else unread(0)
