@@ -111,9 +111,6 @@ _RULES: list[tuple[re.Pattern[str], Repl]] = [
     # Heading rules: "Education _", "Honors & Awards _____", "Skills." keeps its text.
     (re.compile(r"(?m)^([^\n_]{2,60}?)[ \t]+_{1,}[ \t]*$"), r"\1"),
     (re.compile(r"(?m)^[ \t]*_{3,}[ \t]*$"), ""),
-    # A plain-text résumé's rule of dots under a heading ("INTERESTS" over a line of 140 dots): no text. Three dots
-    # alone are something else (YAML's end of a document, a doctest's continuation).
-    (re.compile(r"(?m)^[ \t]*\.{4,}[ \t]*$"), ""),
     # Page furniture: "January 25, 2025 M. Fatih Balin · Résumé 2", "Page 3 of 7", a lone page number.
     (re.compile(r"(?m)^[^\n]{0,60}(?:Résumé|Resume|CV|Curriculum Vitae)[ \t]*(?:·[ \t]*)?\d{1,3}[ \t]*$"), ""),
     (re.compile(r"(?im)^[ \t]*(?:page[ \t]+)?\d{1,3}(?:[ \t]+of[ \t]+\d{1,3})?[ \t]*$"), ""),

@@ -70,7 +70,7 @@ from dataclasses import dataclass, field
 # addresses as `addresses.without_addresses` finds them (the index's lemma counts read the same)
 # 39: a "$" opens TeX math only before a character and closes it only after one, with no digit next (Pandoc's
 # rule): two prices on a line keep their dollar signs; a table's rows are one block, kept whole in a chunk up to
-# twice the chunk size (`chunk.TABLE_CHUNK`); a line of four dots or more is a rule, not text
+# twice the chunk size (`chunk.TABLE_CHUNK`)
 INGEST_VERSION = 39
 
 
