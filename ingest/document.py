@@ -70,8 +70,9 @@ from dataclasses import dataclass, field
 # addresses as `addresses.without_addresses` finds them (the index's lemma counts read the same)
 # 39: a "$" opens TeX math only before a character and closes it only after one, with no digit next (Pandoc's
 # rule): two prices on a line keep their dollar signs; a table's rows are one block, kept whole in a chunk up to
-# twice the chunk size (`chunk.TABLE_CHUNK`)
-INGEST_VERSION = 39
+# twice the chunk size (`chunk.TABLE_CHUNK`); 40: in Markdown, a control word opening a line with no argument is raw
+# TeX ("\\ind 2013. PhD, ...": a macro of the document's own LaTeX template), not text
+INGEST_VERSION = 40
 
 
 @dataclass(frozen=True)

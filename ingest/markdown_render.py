@@ -111,13 +111,18 @@ _PANDOC = re.compile(
 _IMAGE = re.compile(r"(!\[)(?:[^\[\]\n]|\[[^\[\]\n]*\])*(\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)(?:\{[^{}\n]*\})?)")
 # Pandoc's markup that a renderer lays out and never prints: a bracketed span's attributes ("[2004-2009]{.cvfloat}",
 # of which the text stays), a heading's or a block's attributes at the end of its line ("# Education {#edu}"), LaTeX's
-# layout commands ("\\hfill", "\\vspace{2mm}") and a hard line break, a backslash ending a line
+# layout commands ("\\hfill", "\\vspace{2mm}"), a hard line break (a backslash ending a line), and a control word
+# opening a line with no argument
 _SPAN = re.compile(r"(?<![\]!])(\[)[^\[\]\n]*(\]\{[.#][^{}\n]*\})")
 _LAYOUT = re.compile(r"[ \t]\{#[\w:.-]+(?:[ \t]+[.#]?[\w:.=\"-]+)*\}(?=[ \t]*$)"
                      r"|\\(?:hfill|hfil|vfill|newline|linebreak|noindent|smallskip|medskip|bigskip|newpage|clearpage|"
                      r"centering|raggedright|raggedleft)(?![A-Za-z])"
                      r"|\\[hv]space\*?\{[^{}\n]*\}"
-                     r"|\\{1,2}(?=[ \t]*$)", re.M)
+                     r"|\\{1,2}(?=[ \t]*$)"
+                     # a control word opening a line before a space, with no argument: raw TeX, a macro of the document's
+                     # own LaTeX template ("\\ind 2013. PhD, Sociology, ..."), which Pandoc passes to LaTeX and no other
+                     # output prints
+                     r"|^[ \t]*\\[A-Za-z]+(?=[ \t]|$)", re.M)
 
 
 def strip_pandoc(text: str) -> str:

@@ -853,6 +853,20 @@ def test_pandoc_attributes_and_latex_layout_are_not_text(tmp_path: Path) -> None
     assert "cvfloat" not in doc.text and "2004-2009" in doc.text and any(s.title == "Education" for s in doc.sections)
 
 
+def test_a_macro_of_the_documents_own_latex_template_is_not_text() -> None:
+    """A CV written for Pandoc's LaTeX output opens each entry with a macro its template defines ("\\ind 2013. PhD,
+    Sociology, McMaster University."): raw TeX, which no other output prints. A control word inside a line, or with
+    an argument, is left to the other rules; a backslash in prose or code stays."""
+    from ingest.markdown_render import strip_pandoc
+
+    text = ("# Education\n\n\\ind 2013. PhD, Sociology, McMaster University.\n\\toprule\n"
+            "A path C:\\Users\\jroe and `\\ind x` stay.\n")
+    out = strip_pandoc(text)
+    assert len(out) == len(text)
+    assert out.splitlines()[2].strip() == "2013. PhD, Sociology, McMaster University." and out.splitlines()[3].strip() == ""
+    assert "C:\\Users\\jroe" in out and "`\\ind x`" in out
+
+
 def test_the_content_front_matter_holds_is_text_as_its_template_prints_it(tmp_path: Path) -> None:
     """A Hugo Academic author page keeps a CV in its front matter (role, interests, degrees), and a Jekyll CV an
     HTML template over a list of jobs in its own: those values are the page's text, as its template prints them
