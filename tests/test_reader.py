@@ -170,6 +170,9 @@ def test_phrases_are_whole_periods_written_numbers_and_names_within_a_sentence()
     # a name with a stop between longer parts ends its sentence: no run "Node.js. Therefore" (own_nodejs j11)
     text = "Code is trusted by Node.js. Therefore any Malicious Module fails. It joined the U.S. Navy Reserve."
     assert [text[a:b] for a, b in entities.runs(text)] == ["Malicious Module", "U.S. Navy Reserve"]
+    # the pronoun "I" names no one: "Lately I've" was the place a CV said its owner worked at; "I" a numeral stays
+    mine = "Lately I've been into Recurrent Neural Networks. Since 2019 I am at Acme Labs. After World War I ended."
+    assert [mine[a:b] for a, b in entities.runs(mine)] == ["Recurrent Neural Networks", "Acme Labs", "After World War I"]
     # people listed together are led with together: one of two advisors is half an answer
     advisors = "University of Michigan Advisors: Prof. Jenna Wiens, Prof. David Fouhey Sep 2016\u2013May 2019"
     a, b = leads.phrase("person", advisors, near={"advisors": 1.0}) or (0, 0)

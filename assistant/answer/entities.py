@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from .asks import TOKENS
+from .asks import AUX, TOKENS
 
 MONTHS = frozenset(m.casefold() for m in (*calendar.month_name[1:], *calendar.month_abbr[1:]))
 JOINERS = ("of", "the", "de", "for", "and", "&")  # the small words a run of capitalised words joins by
@@ -63,6 +63,10 @@ def runs(text: str) -> list[tuple[int, int]]:
         run: list[tuple[int, int]] = []
         for k, (a, b) in enumerate(words):
             word = m.group(0)[a:b]
+            if _first_person(word, text[m.start() + b:m.start() + b + 12]):
+                _close(text, m.start(), run, out)  # "Lately I've been into ...": "I" names no one
+                run = []
+                continue
             if run and word.strip(".,").casefold() in MONTHS:
                 _close(text, m.start(), run, out)  # "Prof. David Fouhey Sep 2016": a date begins
                 run = []
@@ -76,6 +80,19 @@ def runs(text: str) -> list[tuple[int, int]]:
                 run = []
         _close(text, m.start(), run, out)
     return out
+
+
+_CONTRACTED_I = re.compile(r"I['’](?:m|ve|ll|d)")
+_NEXT_WORD = re.compile(r"[ \t]+([a-z]+)")
+
+
+def _first_person(word: str, after: str) -> bool:
+    """Is `word` the pronoun "I": contracted ("I've", "I'm"), or before an auxiliary ("I am", "I have")? A closed
+    class of English; "I" alone may be a numeral of a name ("World War I", "Phase I")."""
+    if _CONTRACTED_I.fullmatch(word.rstrip(".,;:")):
+        return True
+    nxt = _NEXT_WORD.match(after)
+    return word == "I" and nxt is not None and nxt.group(1) in AUX
 
 
 def _close(text: str, base: int, run: list[tuple[int, int]], out: list[tuple[int, int]], strip: bool = False) -> None:
