@@ -70,7 +70,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[\"'(\[]?[A-Z0-9])|(?<= [.!?])\s+|
 def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """The blocks of `text[start:end]`; one without a letter or digit (a rule "---", a row of marks) is
     none: it says nothing, and a chunk of it alone would be found for nothing. A table's rows are one block
-    (`_table_row`), however long its header row: a row is read by the names its header gives the columns."""
+    (`table_row`), however long its header row: a row is read by the names its header gives the columns."""
     spans: list[tuple[int, int]] = []
     pos = start
     for m in _BLOCK_SPLIT.finditer(text, start, end):
@@ -81,8 +81,8 @@ def _blocks(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         spans.append((pos, end))
     out: list[tuple[int, int]] = []
     for bs, be in spans:
-        if out and text.count("\n", out[-1][1], bs) == 1 and _table_row(text[out[-1][0]:out[-1][1]].rsplit("\n", 1)[-1]) \
-                and _table_row(text[bs:be].split("\n", 1)[0]):
+        if out and text.count("\n", out[-1][1], bs) == 1 and table_row(text[out[-1][0]:out[-1][1]].rsplit("\n", 1)[-1]) \
+                and table_row(text[bs:be].split("\n", 1)[0]):
             out[-1] = (out[-1][0], be)  # the next line of the same table
         else:
             out.append((bs, be))
@@ -93,16 +93,16 @@ _BAR = re.compile(r"(?<!\\)\|")  # a table's cell separator; "\|" is a bar writt
 TABLE_CHUNK = 2  # a table is kept whole in one chunk up to this many times the chunk size
 
 
-def _table_row(line: str) -> bool:
+def table_row(line: str) -> bool:
     """Is `line` a row of a table: two bars or more (a Markdown pipe table's "| a | b |", or an HTML table's
     cells joined by " | ")?"""
     return len(_BAR.findall(line)) >= 2
 
 
 def _is_table(text: str, start: int, end: int) -> bool:
-    """Is the block text[start:end] a table: two lines or more, each a row (`_table_row`)?"""
+    """Is the block text[start:end] a table: two lines or more, each a row (`table_row`)?"""
     lines = [ln for ln in text[start:end].split("\n") if ln.strip()]
-    return len(lines) >= 2 and all(_table_row(ln) for ln in lines)
+    return len(lines) >= 2 and all(table_row(ln) for ln in lines)
 
 
 def _says(text: str, start: int, end: int) -> bool:

@@ -101,8 +101,9 @@ _RULES: list[tuple[re.Pattern[str], Repl]] = [
     (re.compile(r"\\(?:textsc|textbf|textit|emph|mathrm|text|mathbf)\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}"), r"\1/\2"),
     (re.compile(r"([\^_])\{([^{}]{1,40})\}"), r"\1\2"),
-    # Math delimiters, before the commands inside them are read, as Pandoc reads TeX math: the opening "$" has a character right after it, the closing one a character right
-    # before it and no digit after, so two prices on a line ("$892.7 million. The request is $527.8 million") stay.
+    # Math delimiters, before the commands inside them are read, as Pandoc reads TeX math: the opening "$" has a
+    # character right after it, the closing one a character right before it and no digit after, so two prices on a
+    # line ("$892.7 million. The request is $527.8 million") keep their signs.
     (re.compile(r"\$(?=\S)([^$\n]{0,240})(?<=\S)\$(?!\d)"), lambda m: re.sub(r"\s*\\\s+", " ", m.group(1)).strip()),
     (re.compile(r"\\([A-Za-z]+|[%&_#$])"), _latex_command),
     (re.compile(r"\\ "), " "),

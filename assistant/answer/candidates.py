@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from index import Hit
+from ingest.chunk import table_row
 
 from . import segments
 from .segments import LIMIT
@@ -89,31 +90,23 @@ def navigation(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Can
     return out
 
 
-_BAR = re.compile(r"(?<!\\)\|")  # a table's cell separator; "\|" is a bar written as text
-
-
 def table_heads(text: str, pieces: Sequence[Piece], ids: Sequence[int]) -> dict[int, int]:
     """For each piece (of `ids`, one chunk's pieces in order) on a row of a table below its first row, that
-    first row's first piece: a table is a run of consecutive lines that each hold two bars or more (a
-    Markdown pipe table, or an HTML table's cells joined by " | "), and its first row names the columns,
+    first row's first piece: a table is a run of consecutive lines that are each a row (`ingest.chunk.table_row`:
+    a Markdown pipe table, or an HTML table's cells joined by " | "), and its first row names the columns,
     which a row's cells ("| FY2023 | 716 | 186 (26.0%) |") never repeat."""
-    spans: dict[int, list[int]] = {}
-    for j in ids:
-        span = spans.setdefault(pieces[j].line, [pieces[j].start, pieces[j].end])
-        span[1] = pieces[j].end
-    row = {n: len(_BAR.findall(text[a:b])) >= 2 for n, (a, b) in spans.items()}
+    if "|" not in text:
+        return {}
+    spans: dict[int, list[int]] = {}  # line -> [start of its first piece, end of its last]
     first_piece: dict[int, int] = {}
     for j in ids:
+        spans.setdefault(pieces[j].line, [pieces[j].start, pieces[j].end])[1] = pieces[j].end
         first_piece.setdefault(pieces[j].line, j)
-    out: dict[int, int] = {}
-    for j in ids:
-        n = pieces[j].line
-        top = n
-        while row.get(top) and row.get(top - 1):
-            top -= 1
-        if row.get(n) and top < n:
-            out[j] = first_piece[top]
-    return out
+    top: dict[int, int] = {}  # a row's line -> its table's first line
+    for n, (a, b) in spans.items():  # lines in order
+        if table_row(text[a:b]):
+            top[n] = top.get(n - 1, n)
+    return {j: first_piece[top[pieces[j].line]] for j in ids if top.get(pieces[j].line, pieces[j].line) < pieces[j].line}
 
 
 def column_names(hits: Sequence[Hit], pieces: Sequence[Piece], cands: Sequence[Candidate]) -> list[bool]:

@@ -63,7 +63,7 @@ def runs(text: str) -> list[tuple[int, int]]:
         run: list[tuple[int, int]] = []
         for k, (a, b) in enumerate(words):
             word = m.group(0)[a:b]
-            if _first_person(word, text[m.start() + b:m.start() + b + 12]):
+            if word[0] == "I" and _first_person(word, text[m.start() + b:m.start() + b + 12]):
                 _close(text, m.start(), run, out)  # "Lately I've been into ...": "I" names no one
                 run = []
                 continue
