@@ -885,6 +885,50 @@ def test_a_cv_answer_starts_with_its_entrys_header_right_above_it():
     assert header_first(r, c, c.start, c.end, limit=20) == (c.start, c.end)  # not even the first line fits
 
 
+def test_a_question_about_now_quotes_the_present_where_it_is_written():
+    """For a question about the present: a bullet far under its entry's header ("Tech Lead, Incubyte | Jun 2021 --
+    Present") speaks of no present, its header does, so the quote is the header and the entry's first lines
+    ("Where does he work now?" quoted three bullets and led with "API Design"); and the header is not put before a
+    candidate when the lines kept would speak of no present while the line cut does (two "link: ..." lines kept,
+    "Yutong is a Ph.D. candidate ... at Lehigh University" cut)."""
+    from assistant.answer.extent import header_first, running_header
+
+    text = ("### Tech Lead, Incubyte | Jun 2021 -- Present | Remote\n\n- Led projects in Ruby on Rails for clients.\n"
+            "- Delivered developer experience improvements for the team.\n- Built team rapport and an inclusive work "
+            "environment.\n- Key skills: API Design, Data Modeling, Mentoring")
+    job = Hit(rank=1, chunk_id=4, doc="/d/kay.md", page=None, section="Experience > Tech Lead, Incubyte | Jun 2021 -- "
+              "Present | Remote", text=text, score=1.0, owner="Abe Kay")
+    pieces = pieces_of((job,))
+    cands = candidates((job,), pieces)
+    r = Reading("Where does Abe Kay work now?", (job,), tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                np.zeros(len(cands)), np.zeros(len(cands)))
+    c = next(c for c in cands if text[c.start:c.end].startswith("- Built") and len(c.pieces) == 2)
+    a, b = running_header(r, c, c.start, c.end)
+    assert text[a:b].startswith("### Tech Lead, Incubyte") and b == c.end  # it all fits
+    a, b = running_header(r, c, c.start, c.end, limit=120)
+    assert text[a:b] == "### Tech Lead, Incubyte | Jun 2021 -- Present | Remote\n\n- Led projects in Ruby on Rails for clients."
+    text = text.replace("- Built", "- Currently building")  # the bullet speaks of the present itself: it stays
+    job = Hit(rank=1, chunk_id=4, doc="/d/kay.md", page=None, section=job.section, text=text, score=1.0, owner="Abe Kay")
+    pieces = pieces_of((job,))
+    cands = candidates((job,), pieces)
+    r = Reading("Where does Abe Kay work now?", (job,), tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                np.zeros(len(cands)), np.zeros(len(cands)))
+    c = next(c for c in cands if text[c.start:c.end].startswith("- Currently") and len(c.pieces) == 2)
+    assert running_header(r, c, c.start, c.end) is None
+
+    text = ("link: https://linkedin.com/in/ydai/\n\nlink: https://github.com/Y-Dai\n\nYutong is a Ph.D. candidate in "
+            "the Department of Industrial and Systems Engineering at Lehigh University, working under the supervision of "
+            "Professor Daniel P. Robinson, and works closely with Professor Lichao Sun on trustworthy federated learning.")
+    bio = Hit(rank=1, chunk_id=5, doc="/d/dai.md", page=None, section="", text=text, score=1.0, owner="Yutong Dai")
+    pieces = pieces_of((bio,))
+    cands = candidates((bio,), pieces)
+    r = Reading("Where does Yutong Dai work now?", (bio,), tuple(pieces), tuple(cands), np.zeros((len(cands), 1)),
+                np.zeros(len(cands)), np.zeros(len(cands)))
+    c = next(c for c in cands if text[c.start:c.end].startswith("link: https://github") and c.header is not None
+             and "Lehigh" in text[c.start:c.end])
+    assert header_first(r, c, c.start, c.end) == (c.start, c.end)
+
+
 def test_baseline_never_abstains_and_windows_are_whole_lines(seed_assistant):
     text = "alpha line\nbeta line that is longer\n" + "x" * 310 + "\nlast"
     spans = line_windows(text)

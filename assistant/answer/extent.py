@@ -18,6 +18,7 @@ from index.lexical import STOPWORDS
 from . import asks, segments
 from .candidates import BULLETS, LIMIT, Candidate, Piece, echo_key, header_like, is_item
 from .features import flat
+from .present import says_now
 
 LABEL_WORDS = 5  # the most words a label line holds ("Place of birth", "PhD Students Directed")
 
@@ -89,11 +90,13 @@ def with_body(r: Reading, c: Candidate, limit: int = LIMIT) -> int:
     return end
 
 
-def _entry_header(r: Reading, c: Candidate) -> int | None:
-    """Where the entry header of candidate `c` starts, when it is the line right above it in a person's document
-    and an entry's header (see `with_header`), else None."""
+def _entry_header(r: Reading, c: Candidate, adjacent: bool = True) -> int | None:
+    """Where the entry header of candidate `c` starts, when it is the line right above it (any line above it in its
+    chunk, with `adjacent` False) in a person's document and an entry's header (see `with_header`), else None."""
     hit = r.hits[c.hit]
-    if not hit.owner or c.header is None or c.header != c.pieces[0] - 1 or r.pieces[c.header].hit != c.hit:
+    if not hit.owner or c.header is None or r.pieces[c.header].hit != c.hit:
+        return None
+    if adjacent and c.header != c.pieces[0] - 1:
         return None
     a = r.pieces[c.header].start
     line = hit.text[a:r.pieces[c.header].end].strip()
@@ -121,11 +124,27 @@ def header_first(r: Reading, c: Candidate, start: int, end: int, limit: int = LI
     least its first line (the running period, "*2008 - Present*", under "### Freelance Designer & Web Developer");
     the description after it says what the job was, and the header which. Else (start, end) as they are."""
     a = _entry_header(r, c)
+    text = r.hits[c.hit].text
     if a is None:
         return start, end
-    text = r.hits[c.hit].text
     fits = [r.pieces[j].end for j in c.pieces if r.pieces[j].end <= end and len(flat(text[a:r.pieces[j].end])) <= limit]
-    return (a, max(fits)) if fits else (start, end)
+    # what is kept must still speak of the present: two "link: https://..." lines are no period, and the line they
+    # would cut ("Yutong is a Ph.D. candidate ...") is the answer
+    return (a, max(fits)) if fits and (says_now(text[a:max(fits)]) or not says_now(text[start:end])) else (start, end)
+
+
+def running_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int] | None:
+    """For a question about the present, a candidate lines below its entry's header whose own text speaks of no
+    present while that header does ("Tech Lead, Incubyte | Jun 2021 -- Present" over a fourth bullet, "- Created
+    developer tools ..."): the present is the header's, so is the answer. The header and the entry's lines under it
+    that fit in `limit` characters, through the candidate when it fits; else None."""
+    a = _entry_header(r, c, adjacent=False)
+    text = r.hits[c.hit].text
+    if a is None or c.header is None or says_now(text[start:end]) or not says_now(text[a:r.pieces[c.header].end]):
+        return None
+    fits = [r.pieces[j].end for j in range(c.header, c.pieces[-1] + 1)
+            if r.pieces[j].end <= end and len(flat(text[a:r.pieces[j].end])) <= limit]
+    return (a, max(fits)) if fits else None
 
 
 def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:

@@ -32,6 +32,7 @@ from .candidates import Candidate
 from .extent import (
     header_first,
     read_span,
+    running_header,
     short,
     with_body,
     with_header,
@@ -153,6 +154,8 @@ def extent(reader: Reader, r: Reading, c: Candidate, kind: str) -> tuple[Reading
     start = with_header(r, c, c.start, end)
     if start == c.start and present.asks_now(r.question):  # the entry's header, and its period, cut to fit
         start, end = header_first(r, c, start, end)
+        if start == c.start and (running := running_header(r, c, start, end)):
+            return r, *running  # the entry's first lines, from its header that speaks of the present
     start, end = with_what_follows(r, c, start, end)
     start, end = with_list(r, c, start, end)
     start, end = with_numbered(r, c, start, end)
