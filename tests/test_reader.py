@@ -977,12 +977,14 @@ def test_a_question_about_now_prefers_passages_that_speak_of_now(tmp_path_factor
                     "Assistant Professor (August 2026– )", "Analyst, Acme 2021 –\nLeading the data team",
                     "Aug, 1990–\nPresent", "2014- : Associate Professor of Sociology",
                     "2024- CROWDSTRIKE Senior SE", "2010– Editor-in-chief, Some Yearbook",
+                    "2020-, Assistant Professor, Department of Computer Science",  # a plain-text résumé's column
                     "*Aug. 2021 -- today*", "2019 --- present",  # TeX's and Pandoc's dashes typed as hyphens
                     "Ph.D. Student 2026.04 - present", "09/2021 - present", "2021-09 – now"):  # months in digits
         assert present.open_range(running) and present.says_now(running), running
     for ended in ("2019-2025, Lecturer", "Sep 2016 - Aug 2018", "presented in 2020", "Analyst 2019 –\n2021",
                   "Analyst 2019 –\nJan. 2021", "pages 12-", "2019 – PhD, Some University", "2018-2023 SALSIFY",
-                  "Sep. 2016 -- Aug. 2018", "pages 12--15", "2019.09 - 2021.06", "2010-11: Academic visitor"):
+                  "Sep. 2016 -- Aug. 2018", "pages 12--15", "2019.09 - 2021.06", "2010-11: Academic visitor",
+                  "volumes 2019-, 2020"):
         assert not present.open_range(ended), ended
     assert present.ended("Sep. 2016 -- Aug. 2018") and present.ended("2019---2021")
     line = "PhD Linguistics   2004--2009"

@@ -38,10 +38,10 @@ _OPEN_RANGE = re.compile(rf"{_MONTH_YEAR}{OPEN_END.pattern}|\bsince[ \t]+{_MONTH
 # Associate Professor", a definition list's term and its definition), unless the next line starts with the end
 # date ("2019 -\n2021", a range wrapped by the layout)
 # ... or by a dash written against the year, then the entry ("2024-        ACME, Senior engineer": a plain-text
-# résumé's columns, the end column left blank; the cleaner keeps one of the spaces); "2019 – PhD", with a space
-# before the dash, is a date and a separator
+# résumé's columns, the end column left blank; the cleaner keeps one of the spaces; "2020-,     Assistant Professor",
+# the column's comma after it); "2019 – PhD", with a space before the dash, is a date and a separator
 _BLANK_END = re.compile(rf"{_MONTH_YEAR}[ \t]*{DASH}[ \t]*(?:[)\]:|]|$(?![\r\n]+[ \t]*(?:[A-Za-z]{{3,9}}\.?,?[ \t]+)?\d))"
-                        rf"|\b{_MONTH_YEAR}{DASH}[ \t]+(?=[^\W\d_])", re.MULTILINE)
+                        rf"|\b{_MONTH_YEAR}{DASH},?[ \t]+(?=[^\W\d_])", re.MULTILINE)
 
 
 # a period with both ends written: "September 2020 - November 2020", "2016 – 2020"
