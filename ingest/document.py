@@ -71,8 +71,8 @@ from dataclasses import dataclass, field
 # 39: a "$" opens TeX math only before a character and closes it only after one, with no digit next (Pandoc's
 # rule): two prices on a line keep their dollar signs; a table's rows are one block, kept whole in a chunk up to
 # twice the chunk size (`chunk.TABLE_CHUNK`); 40: in Markdown, a control word opening a line with no argument is raw
-# TeX ("\\ind 2013. PhD, ...": a macro of the document's own LaTeX template), not text; 41: Markdown emphasis written
-# with underscores ("__AWS Certified__ _Professional_") is markup, as "**" was: "__AWS" was a word of its own
+# TeX ("\\ind 2013. PhD, ...": a macro of the document's own LaTeX template), not text; 41: Markdown strong emphasis
+# written with underscores ("__AWS Certified__") is markup, as "**" was: "__AWS" was a word of its own
 INGEST_VERSION = 41
 
 
