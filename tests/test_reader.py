@@ -1872,38 +1872,6 @@ def test_a_when_question_quotes_a_likely_passage_that_says_when(tmp_path_factory
     assert assistant.ask("When did Jane Doe get her PhD?").fact == "2018"
 
 
-def test_a_line_about_another_person_gives_way_to_a_likely_line_about_the_owner():
-    """A CV's list of advised students ("Chen-Ti Chen (Iowa State, Ph.D.) Expected 2020") answered "Where did Gabe
-    Lane do their PhD?" with "Iowa State": the line is about another person. The likeliest candidate that does not
-    open on another person's name answers instead, among those at least half as likely; a job title opening a line
-    ("Postdoctoral Scholar") is no person, and a line about the owner stays."""
-    from assistant.answer.fact import _opens_on_another, _own
-
-    text = ("## Education\n\nPh.D. Economics, University of California, Davis, 2015\n\n## Advising\n\nChen-Ti Chen "
-            "(Iowa State, Ph.D.) Expected 2020\n\nPostdoctoral Scholar (September 2019 - present)\n\nGabe Lane, "
-            "Visiting Scholar, Iowa State")
-    hits = (Hit(rank=1, chunk_id=1, doc="/d/lane.md", page=None, section="Education", text=text, score=1.0,
-                owner="Gabe Lane"),)
-    pieces = pieces_of(hits)
-    cands = candidates(hits, pieces)
-    named = lambda w: w[:1].isupper() and w not in ("Ph", "D", "Expected")  # noqa: E731  (the collection's names)
-    one = {text[c.start:c.end]: i for i, c in enumerate(cands) if len(c.pieces) == 1}
-    student = one["Chen-Ti Chen (Iowa State, Ph.D.) Expected 2020"]
-    phd = one["Ph.D. Economics, University of California, Davis, 2015"]
-
-    def reading(p: dict[int, float]) -> Reading:
-        probs = np.array([p.get(i, 0.0) for i in range(len(cands))])
-        return Reading("Where did Gabe Lane do their PhD?", hits, tuple(pieces), tuple(cands),
-                       np.zeros((len(cands), 1)), probs, probs)
-
-    r = reading({student: 0.3, phd: 0.2})
-    assert _opens_on_another(r, student, named) and not _opens_on_another(r, phd, named)
-    assert not _opens_on_another(r, one["Postdoctoral Scholar (September 2019 - present)"], named)
-    assert not _opens_on_another(r, one["Gabe Lane, Visiting Scholar, Iowa State"], named)
-    assert _own(r, student, named) == phd
-    assert _own(reading({student: 0.3, phd: 0.1}), student, named) == student  # too unlikely: the best stays
-
-
 def test_a_question_stating_years_quotes_a_likely_passage_that_holds_them(tmp_path_factory, embedder):
     """"Which company employed Kim Lee from 2014 to 2016?": the likeliest entry is the next job ("02.2016 -
     02.2017 Hewlett-Packard"), which lacks 2014, so the answer was refused; the entry holding both years, a little
