@@ -83,7 +83,6 @@ def answer_fact(reader: Reader, r: Reading, threshold: float | None = None) -> A
     section = lambda h: sections.setdefault(h.chunk_id, section_texts(store, h))  # noqa: E731
     if kind == "date" or quantities(r.question):
         best = _holding(reader, r, best, kind, section)
-    best = _own(r, best, reader.idf(r.hits).proper)
     c = r.cands[best]
     hit = r.hits[c.hit]
     r, start, end = extent(reader, r, c, kind)
@@ -188,47 +187,6 @@ def _holding(reader: Reader, r: Reading, best: int, kind: str, section: Callable
         if float(r.p[i]) < floor:
             break
         if holds(int(i), wide=False):
-            return int(i)
-    return best
-
-
-def _opens_on_another(r: Reading, i: int, named: Callable[[str], bool]) -> bool:
-    """Does candidate `i`, in a person's document, open on another person's name ("Chen-Ti Chen (Iowa State,
-    Ph.D.) Expected 2020" in a CV's list of advised students): a line about someone else?"""
-    c = r.cands[i]
-    hit = r.hits[c.hit]
-    if not hit.owner:
-        return False
-    lines = [t for t in hit.text[c.start:c.end].split("\n") if t.strip() and not t.lstrip().startswith("#")]
-    headings = {h.strip().casefold() for h in (hit.section or "").split(" > ")}
-    lines = [t for t in lines if t.strip().casefold() not in headings]  # its section's heading
-    if not lines:
-        return False
-    line = lines[0]
-    lead = len(line) - len(line.lstrip("-–—•·*▪◦ \t#"))
-    spans = detect.kind_spans("person", line, frozenset())
-    if not spans or spans[0][0] > lead:
-        return False
-    name = line[spans[0][0]:spans[0][1]]
-    words = re.findall(r"\w+", name)
-    if leads.role(name) or not all(named(w) for w in words if len(w) > 1):
-        return False  # a job title ("Postdoctoral Scholar"), or common words
-    own = owner_tokens(hit.owner)
-    return not any(w.lower() in own for w in words)
-
-
-def _own(r: Reading, best: int, named: Callable[[str], bool]) -> int:
-    """For a question naming the person whose document it reads: the likeliest candidate that does not open on
-    another person's name (`_opens_on_another`), among those at least `HOLDING_SHARE` as likely as the best;
-    `best` when it does not, or when none qualifies."""
-    hit = r.hits[r.cands[best].hit]
-    if not hit.owner or not _opens_on_another(r, best, named):
-        return best
-    floor = HOLDING_SHARE * float(r.p[best])
-    for i in np.argsort(-r.p):
-        if float(r.p[i]) < floor:
-            break
-        if r.hits[r.cands[int(i)].hit].owner == hit.owner and not _opens_on_another(r, int(i), named):
             return int(i)
     return best
 

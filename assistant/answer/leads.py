@@ -39,7 +39,7 @@ def _unsaid(text: str, a: int, b: int, said: set[str]) -> tuple[int, int] | None
     return (kept[0].start(), kept[-1].end()) if kept else None
 
 
-def role(span: str) -> bool:
+def _role(span: str) -> bool:
     """Does `span` open on a title nameparser knows, as a job title does ("Senior Lecturer", "Director of ..."), or end
     on one, its head noun ("Machine Learning Scientist", "Innovation Research Associate": English puts a noun
     phrase's head last)?"""
@@ -90,7 +90,7 @@ def phrase(kind: str, text: str, exclude: frozenset[str] = frozenset(),
         spans = [sp for sp in spans if not _heading(text, *sp)] or spans
         # ... nor a role, which opens on a title nameparser knows ("Associate Professor of Sociology", "Director of
         # ..."), when a place is left: "Where does she work?" is answered by the employer on the same line
-        spans = [sp for sp in spans if not role(text[sp[0]:sp[1]])] or spans
+        spans = [sp for sp in spans if not _role(text[sp[0]:sp[1]])] or spans
     if named is not None and kind in ("person", "place"):
         # a phrase with a word the collection only ever capitalises names someone or somewhere;
         # "Assistant Professor of Political Science" or "Research Intern" is a title made of common words
