@@ -11,6 +11,7 @@ the reading model's span head points at (`read_span`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from index.lexical import STOPWORDS
@@ -127,10 +128,16 @@ def header_first(r: Reading, c: Candidate, start: int, end: int, limit: int = LI
     text = r.hits[c.hit].text
     if a is None:
         return start, end
-    fits = [r.pieces[j].end for j in c.pieces if r.pieces[j].end <= end and len(flat(text[a:r.pieces[j].end])) <= limit]
+    last = _last_fitting(r, text, a, c.pieces, end, limit)
     # what is kept must still speak of the present: two "link: https://..." lines are no period, and the line they
     # would cut ("Yutong is a Ph.D. candidate ...") is the answer
-    return (a, max(fits)) if fits and (says_now(text[a:max(fits)]) or not says_now(text[start:end])) else (start, end)
+    return (a, last) if last is not None and (says_now(text[a:last]) or not says_now(text[start:end])) else (start, end)
+
+
+def _last_fitting(r: Reading, text: str, a: int, pieces: Sequence[int], end: int, limit: int) -> int | None:
+    """The furthest end, up to `end`, of the pieces `pieces` that leaves text[a:that end] within `limit` characters."""
+    fits = [r.pieces[j].end for j in pieces if r.pieces[j].end <= end and len(flat(text[a:r.pieces[j].end])) <= limit]
+    return max(fits) if fits else None
 
 
 def running_header(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int] | None:
@@ -142,9 +149,8 @@ def running_header(r: Reading, c: Candidate, start: int, end: int, limit: int = 
     text = r.hits[c.hit].text
     if a is None or c.header is None or says_now(text[start:end]) or not says_now(text[a:r.pieces[c.header].end]):
         return None
-    fits = [r.pieces[j].end for j in range(c.header, c.pieces[-1] + 1)
-            if r.pieces[j].end <= end and len(flat(text[a:r.pieces[j].end])) <= limit]
-    return (a, max(fits)) if fits else None
+    last = _last_fitting(r, text, a, range(c.header, c.pieces[-1] + 1), end, limit)
+    return (a, last) if last is not None else None
 
 
 def with_what_follows(r: Reading, c: Candidate, start: int, end: int, limit: int = LIMIT) -> tuple[int, int]:
